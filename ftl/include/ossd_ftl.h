@@ -1,0 +1,261 @@
+/* ossd_ftl.h - public interface of the object FTL (ftl/).
+ *
+ * The FTL owns everything between object commands and the NAND model:
+ * the object index {PID, OID} -> descriptor, the mapping of object pages
+ * to flash pages, garbage collection, wear levelling and crash recovery.
+ * It depends on nothing else in pg_ossd; the device core (device/) is its
+ * only caller besides tests and bench/ftl-sim.
+ *
+ * Conventions
+ * - Every function returning int returns 0 on success or a negative errno
+ *   (-ENOENT, -EEXIST, -ENOSPC, -EINVAL, -EIO, -ENOTEMPTY, -ESTALE, ...).
+ *   When it fails and `err` is not NULL, a one-line human-readable reason
+ *   naming what and where is written into err->msg.
+ * - An ftl_t is thread-safe: the device core calls it from many threads.
+ * - Object IDs and partition IDs are 64-bit.  Partition 0 is the system
+ *   partition (the device keeps its block volume and kernels there); user
+ *   partitions are created with ftl_create_partition.
+ * - Durability: data and metadata acknowledged by ftl_flush() survive a
+ *   kill -9 of the process.  Nothing written after the last flush may
+ *   corrupt what was flushed before it.
+ */
+#ifndef OSSD_FTL_H
+#define OSSD_FTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ftl ftl_t;
+
+typedef struct ftl_error
+{
+  char msg[256];
+} ftl_error;
+
+/* Mapping cache modes (issue 3, DESIGN.md "Object FTL"). */
+enum ftl_mapping_mode
+{
+  FTL_MAP_RAM = 0,            /* whole mapping in RAM                      */
+  FTL_MAP_DFTL = 1,           /* demand-cached, one LRU                    */
+  FTL_MAP_DFTL_SPLIT = 2,     /* clean/dirty split, batched write-back     */
+};
+
+enum ftl_alloc_policy
+{
+  FTL_ALLOC_UNIFIED = 0,
+  FTL_ALLOC_INDEX_DATA = 1,   /* mapping/index pages separated from data   */
+  FTL_ALLOC_PER_OBJECT = 2,   /* per-object update blocks                  */
+};
+
+enum ftl_gc_policy
+{
+  FTL_GC_GREEDY = 0,
+  FTL_GC_COST_BENEFIT = 1,
+};
+
+/* Geometry and behaviour fixed at format time.  Zeroed fields take the
+ * defaults documented in ftl_config_defaults(). */
+struct ftl_config
+{
+  const char *profile;        /* "default" (FEMU-like), "mlc", "tlc", "ram-fast" */
+  uint32_t channels;
+  uint32_t ways;              /* dies per channel */
+  uint32_t planes;
+  uint32_t blocks_per_plane;
+  uint32_t pages_per_block;
+  uint32_t page_size;         /* bytes, default 16384 */
+  uint32_t oob_size;
+  double over_provisioning;   /* fraction of raw space hidden, e.g. 0.07 */
+  enum ftl_mapping_mode mapping_mode;
+  double mapping_cache_fraction;   /* of the full mapping, DFTL modes */
+  enum ftl_alloc_policy alloc_policy;
+  enum ftl_gc_policy gc_policy;
+  uint32_t max_open_blocks;   /* per-object policy bound */
+  bool pace_real_time;        /* sleep so virtual time tracks wall time */
+};
+
+/* Fill cfg with the documented defaults for `profile` (NULL = "default").
+ * Returns -EINVAL for an unknown profile. */
+int ftl_config_defaults (struct ftl_config *cfg, const char *profile,
+                         ftl_error *err);
+
+/* Size the geometry so that the user-visible capacity is at least
+ * `capacity_bytes` (keeps the other parameters of cfg). */
+int ftl_config_set_capacity (struct ftl_config *cfg, uint64_t capacity_bytes,
+                             ftl_error *err);
+
+/* Create a new, empty FTL in `image_path` (a sparse backing file; NULL or
+ * "" = RAM backend, lost on close).  Overwrites an existing image. */
+int ftl_format (const char *image_path, const struct ftl_config *cfg,
+                ftl_t **out, ftl_error *err);
+
+/* Open an existing image, running crash recovery if it was not closed
+ * cleanly.  -ENOENT if missing, -EINVAL (with a reason) if not an image. */
+int ftl_open (const char *image_path, ftl_t **out, ftl_error *err);
+
+/* Flush and release.  Safe on NULL. */
+void ftl_close (ftl_t *ftl);
+
+/* ---- partitions ---------------------------------------------------- */
+int ftl_create_partition (ftl_t *ftl, uint64_t pid, ftl_error *err);
+/* -ENOTEMPTY if it still holds objects. */
+int ftl_remove_partition (ftl_t *ftl, uint64_t pid, ftl_error *err);
+/* Up to `cap` PIDs greater than `after`, ascending; *n set to the count. */
+int ftl_list_partitions (ftl_t *ftl, uint64_t after, uint64_t *pids,
+                         size_t cap, size_t *n, ftl_error *err);
+
+/* ---- objects ------------------------------------------------------- */
+struct ftl_object_info
+{
+  uint64_t pid, oid;
+  uint64_t size;              /* logical length in bytes */
+  uint64_t allocated;         /* bytes of flash pages mapped */
+  uint64_t version;           /* bumped by every change (NASD CAS) */
+  uint64_t ctime_ns, mtime_ns;     /* device wall clock at change */
+};
+
+/* -EEXIST if it exists, -ENOENT if the partition does not. */
+int ftl_create_object (ftl_t *ftl, uint64_t pid, uint64_t oid,
+                       ftl_error *err);
+/* Frees every page at once (informed cleaning). */
+int ftl_remove_object (ftl_t *ftl, uint64_t pid, uint64_t oid,
+                       ftl_error *err);
+int ftl_stat_object (ftl_t *ftl, uint64_t pid, uint64_t oid,
+                     struct ftl_object_info *info, ftl_error *err);
+/* Up to `cap` OIDs greater than `after` in partition pid, ascending. */
+int ftl_list_objects (ftl_t *ftl, uint64_t pid, uint64_t after,
+                      uint64_t *oids, size_t cap, size_t *n, ftl_error *err);
+
+/* Read len bytes at off.  Holes read as zeros; a read past the end is
+ * short: *nread says how many bytes were filled. */
+int ftl_read (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+              void *buf, size_t len, size_t *nread, ftl_error *err);
+/* Write len bytes at off, extending the object if needed.  -ENOSPC when
+ * the drive is full (and nothing of this write is applied). */
+int ftl_write (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+               const void *buf, size_t len, ftl_error *err);
+/* Deallocate [off, off+len): reads as zeros, length unchanged. */
+int ftl_punch (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+               uint64_t len, ftl_error *err);
+/* Truncate or extend (extension reads as zeros). */
+int ftl_set_length (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t len,
+                    ftl_error *err);
+
+/* ---- attributes (OSD-2 style: page + number -> bytes) --------------- */
+#define FTL_ATTR_MAX_LEN 4096
+
+/* -ENOENT (err says which) if the object or the attribute is missing.
+ * *len gets the full length; at most cap bytes are copied. */
+int ftl_get_attr (ftl_t *ftl, uint64_t pid, uint64_t oid, uint32_t page,
+                  uint32_t number, void *buf, size_t cap, size_t *len,
+                  ftl_error *err);
+/* len == 0 removes the attribute. */
+int ftl_set_attr (ftl_t *ftl, uint64_t pid, uint64_t oid, uint32_t page,
+                  uint32_t number, const void *buf, size_t len,
+                  ftl_error *err);
+
+struct ftl_attr_id
+{
+  uint32_t page, number;
+};
+/* Attributes of an object in (page, number) order after `after`. */
+int ftl_list_attrs (ftl_t *ftl, uint64_t pid, uint64_t oid,
+                    struct ftl_attr_id after, struct ftl_attr_id *ids,
+                    size_t cap, size_t *n, ftl_error *err);
+
+/* Attribute page 0x1 numbers the FTL itself interprets as hints. */
+#define FTL_ATTR_PAGE_HINTS   0x1u
+#define FTL_ATTR_HINT_TEMPERATURE 1u   /* one byte: 0 cold, 1 warm, 2 hot */
+
+/* ---- atomic batches (COMPOUND, rename, conditional writes) ----------- */
+enum ftl_op_kind
+{
+  FTL_OP_CREATE_OBJECT,
+  FTL_OP_REMOVE_OBJECT,
+  FTL_OP_WRITE,
+  FTL_OP_PUNCH,
+  FTL_OP_SET_LENGTH,
+  FTL_OP_SET_ATTR,
+};
+
+struct ftl_op
+{
+  enum ftl_op_kind kind;
+  uint64_t pid, oid;
+  uint64_t off, len;          /* WRITE: off/len; PUNCH: range; SET_LENGTH: len */
+  const void *data;           /* WRITE, SET_ATTR */
+  uint32_t attr_page, attr_number;  /* SET_ATTR; len = value length */
+  /* If nonzero, the op (and so the whole batch) fails with -ESTALE unless
+   * the object's current version equals this (NASD conditional write). */
+  uint64_t expect_version;
+};
+
+/* Apply all ops or none, atomically for readers and across crashes.
+ * On failure *failed_index (if not NULL) names the op that failed. */
+int ftl_apply_batch (ftl_t *ftl, const struct ftl_op *ops, size_t n,
+                     size_t *failed_index, ftl_error *err);
+
+/* ---- durability, capacity, statistics -------------------------------- */
+int ftl_flush (ftl_t *ftl, ftl_error *err);
+
+struct ftl_device_info
+{
+  uint64_t capacity_bytes;    /* user-visible */
+  uint64_t used_bytes;        /* mapped user data */
+  uint64_t free_bytes;
+  uint32_t page_size;
+  uint32_t channels, ways, planes, blocks_per_plane, pages_per_block;
+  double over_provisioning;
+  enum ftl_mapping_mode mapping_mode;
+  enum ftl_alloc_policy alloc_policy;
+  enum ftl_gc_policy gc_policy;
+  char profile[32];
+  char backend[16];           /* "file" or "ram" */
+  uint64_t objects, partitions;
+};
+int ftl_get_info (ftl_t *ftl, struct ftl_device_info *info, ftl_error *err);
+
+struct ftl_stats
+{
+  uint64_t host_reads, host_writes;        /* host pages */
+  uint64_t host_read_bytes, host_write_bytes;
+  uint64_t nand_reads, nand_programs, nand_erases;
+  uint64_t gc_valid_copies, gc_runs;
+  uint64_t map_cache_hits, map_cache_misses, map_cache_evictions;
+  uint64_t map_reads, map_writes;          /* NAND pages for mapping */
+  double waf;                              /* nand_programs / host page writes */
+  double nand_reads_per_host_read;
+  uint64_t max_nand_reads_per_host_read;
+  uint64_t erase_count_min, erase_count_max;
+  double erase_count_mean;
+  uint64_t bad_blocks, free_blocks;
+  uint64_t virtual_time_ns;                /* furthest die/channel clock */
+  /* read/write latency percentiles, virtual time, ns */
+  uint64_t read_lat_p50, read_lat_p99, read_lat_p999;
+  uint64_t write_lat_p50, write_lat_p99, write_lat_p999;
+};
+int ftl_get_stats (ftl_t *ftl, struct ftl_stats *st, ftl_error *err);
+void ftl_reset_stats (ftl_t *ftl);
+
+/* Check every invariant (each valid page owned once, counts agree, no
+ * leaked blocks).  Returns 0 if clean, -EUCLEAN with the first problem in
+ * err otherwise; *problems (if not NULL) gets the number found. */
+int ftl_fsck (ftl_t *ftl, uint64_t *problems, ftl_error *err);
+
+/* Let background GC / wear levelling run for up to `budget_ns` of virtual
+ * time (the device calls this when idle). */
+int ftl_idle (ftl_t *ftl, uint64_t budget_ns, ftl_error *err);
+
+const char *ftl_mapping_mode_name (enum ftl_mapping_mode m);
+const char *ftl_alloc_policy_name (enum ftl_alloc_policy p);
+const char *ftl_gc_policy_name (enum ftl_gc_policy p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OSSD_FTL_H */

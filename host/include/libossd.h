@@ -1,0 +1,139 @@
+/* libossd.h - host client of the pg_ossd drive.
+ *
+ * Connects to a drive through a transport (ossd_transport.h), claims
+ * slots of the reserved-LBA channel and runs object commands over them.
+ * An ossd_t is thread-safe: each call takes a free slot for its duration,
+ * so N threads calling at once use N slots (pipelining across slots).
+ *
+ * Errors: calls return 0 or a negative value; on failure err (if not
+ * NULL) gets the drive's status (enum ossd_status, Ossd__Status values)
+ * or OSSD_STATUS_TRANSPORT, an errno, and the reason, naming the command.
+ */
+#ifndef LIBOSSD_H
+#define LIBOSSD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ossd_frame.h"
+#include "ossd.pb-c.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ossd ossd_t;
+
+#define OSSD_STATUS_TRANSPORT 1000   /* transport or channel failure */
+
+typedef struct ossd_error
+{
+  int status;                  /* Ossd__Status or OSSD_STATUS_TRANSPORT */
+  int errnum;                  /* errno equivalent (ENOENT, ENOSPC, EIO...) */
+  char msg[512];
+} ossd_error;
+
+struct ossd_connect_opts
+{
+  uint32_t slots;              /* slots to claim (0 = 1); more on demand up to max_slots */
+  uint32_t max_slots;          /* 0 = 4 */
+  uint32_t max_chunk;          /* 0 = transport max transfer */
+  const char *client_name;     /* shown in drive logs */
+  uint32_t timeout_ms;         /* overall per-call timeout, 0 = 60000 */
+};
+
+int ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
+                  ossd_t **out, ossd_error *err);
+/* Release slots and close. Safe on NULL. */
+void ossd_disconnect (ossd_t *o);
+
+const struct ossd_control *ossd_control_block (ossd_t *o);
+const char *ossd_uri (ossd_t *o);
+
+/* Generic call: send req, receive the (first) response.  *resp is
+ * allocated by protobuf-c: free it with ossd__response__free_unpacked(resp,
+ * NULL).  A non-OK status is returned as an error (and *resp still set). */
+int ossd_call (ossd_t *o, const Ossd__Request *req, Ossd__Response **resp,
+               ossd_error *err);
+
+/* Streamed responses (SCAN): send req, then call ossd_stream_next until it
+ * returns 0 with *resp == NULL (end of stream). */
+typedef struct ossd_stream ossd_stream;
+int ossd_stream_start (ossd_t *o, const Ossd__Request *req,
+                       ossd_stream **out, ossd_error *err);
+int ossd_stream_next (ossd_stream *s, Ossd__Response **resp, ossd_error *err);
+/* Abandon a stream early (sends Cancel) and release its slot. */
+void ossd_stream_close (ossd_stream *s);
+
+/* Pipelined: send all requests on distinct slots, then collect every
+ * response (resps[i] may be set even when the call fails). */
+int ossd_call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
+                    Ossd__Response **resps, ossd_error *err);
+
+/* ---- convenience wrappers --------------------------------------------- */
+int ossd_format (ossd_t *o, const Ossd__FtlConfig *cfg,
+                 uint64_t volume_bytes, ossd_error *err);
+int ossd_info (ossd_t *o, Ossd__InfoResult **info, ossd_error *err);  /* free with ossd__info_result__free_unpacked */
+int ossd_flush (ossd_t *o, ossd_error *err);
+int ossd_flush_object (ossd_t *o, uint64_t pid, uint64_t oid,
+                       ossd_error *err);
+
+int ossd_create_partition (ossd_t *o, uint64_t pid, ossd_error *err);
+int ossd_remove_partition (ossd_t *o, uint64_t pid, ossd_error *err);
+
+int ossd_create (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err);
+int ossd_remove (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err);
+/* Read up to len bytes; *nread gets the count (short at end of object).
+ * Large reads are split into chunk-sized requests over several slots. */
+int ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off,
+               void *buf, size_t len, size_t *nread, ossd_error *err);
+int ossd_write (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off,
+                const void *buf, size_t len, ossd_error *err);
+int ossd_punch (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off,
+                uint64_t len, ossd_error *err);
+int ossd_set_length (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t len,
+                     ossd_error *err);
+
+struct ossd_object_stat
+{
+  uint64_t size, allocated, version, ctime_ns, mtime_ns;
+};
+int ossd_stat (ossd_t *o, uint64_t pid, uint64_t oid,
+               struct ossd_object_stat *st, ossd_error *err);
+/* Get one attribute; *len gets its full length, up to cap bytes copied. */
+int ossd_get_attr (ossd_t *o, uint64_t pid, uint64_t oid, uint32_t page,
+                   uint32_t number, void *buf, size_t cap, size_t *len,
+                   ossd_error *err);
+int ossd_set_attr (ossd_t *o, uint64_t pid, uint64_t oid, uint32_t page,
+                   uint32_t number, const void *val, size_t len,
+                   ossd_error *err);
+/* List up to cap OIDs after `after`; *more set when there are others. */
+int ossd_list (ossd_t *o, uint64_t pid, uint64_t after, uint64_t *oids,
+               size_t cap, size_t *n, bool *more, ossd_error *err);
+int ossd_list_partitions (ossd_t *o, uint64_t after, uint64_t *pids,
+                          size_t cap, size_t *n, bool *more, ossd_error *err);
+
+/* Compound: ops applied atomically. */
+int ossd_compound (ossd_t *o, Ossd__CompoundOp *const *ops, size_t n,
+                   uint32_t *failed_index, ossd_error *err);
+
+/* Block volume below the reserved LBAs (plain disk), via the transport. */
+uint64_t ossd_volume_bytes (ossd_t *o);
+int ossd_volume_pread (ossd_t *o, void *buf, size_t len, uint64_t off,
+                       ossd_error *err);
+int ossd_volume_pwrite (ossd_t *o, const void *buf, size_t len,
+                        uint64_t off, ossd_error *err);
+
+/* Wait up to the drive's poll timeout for events newer than *cursor. */
+int ossd_poll_events (ossd_t *o, uint64_t *cursor, Ossd__EventBatch **batch,
+                      ossd_error *err);
+
+/* Map a status to an errno and a short name. */
+int ossd_status_errno (int status);
+const char *ossd_status_name (int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBOSSD_H */

@@ -1,0 +1,93 @@
+/* ossd_transport.h - the block transports libossd reaches a drive through.
+ *
+ * A transport moves whole LBAs (OSSD_LBA_SIZE bytes) to and from a device
+ * and knows nothing of the channel.  One file per transport in
+ * host/libossd/transport_*.c; they register in transport.c.
+ *
+ *   nbd+unix:///?socket=PATH, nbd://HOST:PORT   libnbd
+ *   file:PATH                                    O_DIRECT pread/pwrite
+ *   inproc:IMAGE                                 device core linked in
+ *   sg:/dev/sgN or a SCSI disk node              SG_IO READ(16)/WRITE(16)
+ *   nvme:/dev/nvmeXnY                            libnvme I/O passthrough
+ */
+#ifndef OSSD_TRANSPORT_H
+#define OSSD_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ossd_transport;
+
+struct ossd_transport_ops
+{
+  const char *name;            /* "nbd", "file", "inproc", "sg", "nvme" */
+  /* Offsets and lengths are multiples of OSSD_LBA_SIZE.  Return 0 or a
+   * negative errno with a reason in why. */
+  int (*pread) (struct ossd_transport *t, void *buf, size_t len,
+                uint64_t off, char *why, size_t whylen);
+  int (*pwrite) (struct ossd_transport *t, const void *buf, size_t len,
+                 uint64_t off, char *why, size_t whylen);
+  int (*flush) (struct ossd_transport *t, char *why, size_t whylen);
+  void (*close) (struct ossd_transport *t);
+};
+
+struct ossd_transport
+{
+  const struct ossd_transport_ops *ops;
+  uint64_t size_bytes;         /* whole device, reserved area included */
+  uint32_t max_transfer;       /* largest single READ/WRITE in bytes */
+  bool knows_connections;      /* drive frees slots on disconnect */
+  void *priv;                  /* transport state */
+};
+
+/* Open `uri`; picks the transport by scheme.  Returns 0 or a negative
+ * errno with a reason (unknown scheme, missing device, ...). */
+int ossd_transport_open (const char *uri, struct ossd_transport **out,
+                         char *why, size_t whylen);
+void ossd_transport_close (struct ossd_transport *t);
+
+/* Per-scheme constructors (rest = the URI after "scheme:"). */
+int ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,
+                             char *why, size_t whylen);
+int ossd_transport_open_file (const char *path, struct ossd_transport **out,
+                              char *why, size_t whylen);
+int ossd_transport_open_inproc (const char *image,
+                                struct ossd_transport **out, char *why,
+                                size_t whylen);
+int ossd_transport_open_sg (const char *dev, struct ossd_transport **out,
+                            char *why, size_t whylen);
+int ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
+                              char *why, size_t whylen);
+
+/* Command builders, exposed so that unit tests can check the bytes. */
+/* SCSI READ(16) (0x88) / WRITE(16) (0x8a) CDB for `nblocks` LBAs. */
+void ossd_sg_build_rw16 (uint8_t cdb[16], bool is_write, uint64_t lba,
+                         uint32_t nblocks, bool fua);
+/* SCSI READ CAPACITY(16) CDB (SERVICE ACTION IN 0x9e / 0x10). */
+void ossd_sg_build_read_capacity16 (uint8_t cdb[16], uint32_t alloc_len);
+
+struct ossd_nvme_rw_cmd
+{
+  uint8_t opcode;              /* 0x02 read, 0x01 write */
+  uint32_t nsid;
+  uint64_t slba;
+  uint16_t nlb;                /* zero-based count of logical blocks */
+  uint32_t cdw10, cdw11, cdw12;
+  uint32_t data_len;
+};
+/* Fill an NVMe read/write command for `len` bytes at byte offset `off`
+ * on a namespace with logical blocks of lba_bytes. Returns 0 or -EINVAL
+ * (unaligned, or more than 65536 blocks). */
+int ossd_nvme_build_rw (struct ossd_nvme_rw_cmd *cmd, bool is_write,
+                        uint32_t nsid, uint32_t lba_bytes, uint64_t off,
+                        size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OSSD_TRANSPORT_H */

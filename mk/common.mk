@@ -1,0 +1,22 @@
+# Common compiler settings and pattern rules.
+CC := gcc
+CLANG := clang-14
+LLVM_CONFIG := llvm-config-14
+CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter \
+  -Wno-missing-field-initializers -fPIC -D_GNU_SOURCE -pthread
+CFLAGS += $(CFLAGS_COMMON)
+FUZZ_SECONDS ?= 300
+
+ALL_TARGETS :=
+TEST_BINS :=
+TEST_SUITES :=
+FUZZ_BINS :=
+
+# $(call objs,DIR,SRCS) -> object paths under build/
+objs = $(patsubst %.c,$(B)/%.o,$(2))
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
