@@ -20,6 +20,8 @@ include offload_runtime/component.mk
 include device/component.mk
 include host/component.mk
 include bench/component.mk
+include tests/integration/component.mk
+include proto/fuzz/component.mk
 -include pg_ossd/component.mk
 
 .PHONY: all deps check-deps test unit-tests demo fuzz clean

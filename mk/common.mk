@@ -2,7 +2,7 @@
 CC := gcc
 CLANG := clang-14
 LLVM_CONFIG := llvm-config-14
-CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter \
+CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation \
   -Wno-missing-field-initializers -fPIC -D_GNU_SOURCE -pthread
 CFLAGS += $(CFLAGS_COMMON)
 FUZZ_SECONDS ?= 300

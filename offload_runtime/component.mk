@@ -17,4 +17,47 @@ TEST_SUITES += $(patsubst %,cmocka:%,$(RT_TESTS))
 
 $(B)/tests/rt_%: $(B)/offload_runtime/tests/%.o $(RT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka -lm -pthread
+	$(CC) $(CFLAGS) -o $@ $(filter %.o %.a,$^) -lcmocka $(RT_LDLIBS) -lm -pthread
+
+# Libraries a program linking libossd_rt.a needs (ELF loader: libelf).
+RT_LDLIBS := -lelf
+
+# Example kernels (restricted C -> eBPF ELF); tests load them from here.
+RT_EXAMPLE_SRCS := $(wildcard offload_runtime/examples/*.c)
+RT_EXAMPLES := $(patsubst offload_runtime/examples/%.c,$(B)/examples/%.o,$(RT_EXAMPLE_SRCS))
+ALL_TARGETS += $(RT_EXAMPLES)
+CPPFLAGS_offload_runtime += -DOSSD_RT_EXAMPLES_DIR='"$(B)/examples"'
+
+$(B)/examples/%.o: offload_runtime/examples/%.c offload_runtime/include/ossd_kernel.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -O2 -target bpf -Ioffload_runtime/include -c $< -o $@
+
+$(RT_TESTS): | $(RT_EXAMPLES)
+
+# Verifier fuzzer (libFuzzer + ASan) over the runtime's loader/verifier/
+# interpreter/helpers; seeds come from the verifier corpus.
+RT_FUZZ_SRCS := $(wildcard offload_runtime/helpers_*.c offload_runtime/numeric_*.c \
+  offload_runtime/loader_*.c offload_runtime/verifier*.c) offload_runtime/prog.c \
+  offload_runtime/sha256.c offload_runtime/alu_eval.c offload_runtime/interp.c
+RT_FUZZ := $(B)/fuzz/rt_fuzz_verifier
+FUZZ_BINS += $(RT_FUZZ)
+TEST_BINS += $(RT_FUZZ)
+TEST_SUITES += tap:offload_runtime/tests/fuzz_verifier_short.sh
+
+$(RT_FUZZ): offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) \
+    $(wildcard offload_runtime/*.h offload_runtime/include/*.h offload_runtime/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address -fno-omit-frame-pointer -D_GNU_SOURCE \
+	  -Ioffload_runtime/include -Ioffload_runtime -Ioffload_runtime/tests \
+	  offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) -o $@ -lelf -lm
+
+# Scan engine over relation files written by a real PostgreSQL 15: a
+# driver linked with libossd_rt.a and a TAP script that initdb's a private
+# cluster (tests/integration/pgpages_scan.sh).
+RT_PGPAGES_DRIVER := $(B)/tests/rt_pgpages_driver
+TEST_BINS += $(RT_PGPAGES_DRIVER)
+TEST_SUITES += tap:tests/integration/pgpages_scan.sh
+
+$(RT_PGPAGES_DRIVER): $(B)/offload_runtime/tests/pgpages_driver.o $(RT_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(RT_LDLIBS) -lm -pthread

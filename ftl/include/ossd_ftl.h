@@ -77,6 +77,11 @@ struct ftl_config
   enum ftl_gc_policy gc_policy;
   uint32_t max_open_blocks;   /* per-object policy bound */
   bool pace_real_time;        /* sleep so virtual time tracks wall time */
+  /* Added fields (0 = take the profile's value). */
+  uint64_t read_ns, program_ns, erase_ns;   /* NAND array times */
+  uint32_t channel_mbps;      /* channel transfer rate, MB/s */
+  uint32_t factory_bad_permille;   /* blocks marked bad at format */
+  uint32_t wl_threshold;      /* static wear levelling erase-count gap */
 };
 
 /* Fill cfg with the documented defaults for `profile` (NULL = "default").
@@ -90,7 +95,10 @@ int ftl_config_set_capacity (struct ftl_config *cfg, uint64_t capacity_bytes,
                              ftl_error *err);
 
 /* Create a new, empty FTL in `image_path` (a sparse backing file; NULL or
- * "" = RAM backend, lost on close).  Overwrites an existing image. */
+ * "" = RAM backend, lost on close).  Overwrites an existing image.
+ * image_path "none:" selects the metadata-only backend for simulation
+ * (bench/ftl-sim): no data and no OOB are stored, reads return zeros,
+ * timing and statistics are modelled exactly, nothing persists. */
 int ftl_format (const char *image_path, const struct ftl_config *cfg,
                 ftl_t **out, ftl_error *err);
 

@@ -33,6 +33,7 @@ struct ossd_transport_ops
   int (*pwrite) (struct ossd_transport *t, const void *buf, size_t len,
                  uint64_t off, char *why, size_t whylen);
   int (*flush) (struct ossd_transport *t, char *why, size_t whylen);
+  /* Releases priv and t itself (both came from the constructor). */
   void (*close) (struct ossd_transport *t);
 };
 

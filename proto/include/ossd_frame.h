@@ -34,6 +34,7 @@ extern "C" {
 #define OSSD_CONTROL_MAGIC   0x4c544353u   /* "SCTL" */
 #define OSSD_PROTO_VERSION   1u
 #define OSSD_FRAME_HDR_SIZE  64u
+#define OSSD_MAX_SLOTS       64u
 
 enum ossd_frame_flags
 {
@@ -80,10 +81,13 @@ struct ossd_control
   uint64_t feature_bits;
   uint32_t lease_ms;
   uint32_t poll_timeout_ms;
-  uint64_t slot_busy_bitmap[4];    /* bit i: slot i claimed (first 256) */
   uint64_t device_id;          /* random at format */
   uint32_t crc32c;             /* over the struct with this field zero */
   uint32_t pad;
+  /* Owner nonce of each slot (0 = free).  A host claims slot i by writing
+   * a Claim to its request window, then reads this block: the claim is
+   * its own if slot_owner[i] equals its nonce. */
+  uint64_t slot_owner[OSSD_MAX_SLOTS];
 };
 
 /* Derived LBA addresses. */

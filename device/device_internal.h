@@ -1,0 +1,181 @@
+/* device_internal.h - state shared by the files of the device core.
+ * Not installed; device/include/ossd_device.h is the public face.
+ */
+#ifndef OSSD_DEVICE_INTERNAL_H
+#define OSSD_DEVICE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ossd_device.h"
+#include "ossd_frame.h"
+#include "ossd.pb-c.h"
+
+#define OSSD_FIRMWARE_VERSION "pg_ossd-0.1"
+#define OSSD_MAX_MESSAGE (64u << 20)   /* largest request accepted */
+#define OSSD_EVENT_RING 256
+
+/* One serialized response message waiting to be read chunk by chunk. */
+struct resp_msg
+{
+  struct resp_msg *next;
+  uint8_t *buf;
+  size_t len;
+  size_t sent;
+  uint64_t sequence;
+  bool stream_more;            /* more messages follow (OSSD_F_STREAM) */
+};
+
+struct ossd_slot
+{
+  uint32_t index;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;         /* response queued */
+  uint64_t owner_nonce;        /* 0 = free */
+  ossd_device_conn_t *owner_conn;
+  uint64_t lease_deadline_ms;
+  uint32_t max_chunk;
+  struct ossd_reassembly req;
+  struct resp_msg *head, *tail;
+  uint32_t queued;             /* messages in the queue */
+  pthread_cond_t space;        /* a stream producer waits for room */
+  /* A streaming command (SCAN) runs on its own thread. */
+  bool stream_running;
+  pthread_t stream_thread;
+  atomic_bool cancel;
+};
+
+struct ossd_event_entry
+{
+  uint64_t seq;
+  uint64_t time_ns;
+  int kind;
+  uint32_t slot;
+  char text[240];
+};
+
+struct ossd_event_ring
+{
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  uint64_t next_seq;           /* seq of the next event posted (first = 1) */
+  struct ossd_event_entry ring[OSSD_EVENT_RING];
+};
+
+struct ossd_device_counters
+{
+  atomic_uint_fast64_t frames_in, frames_out, frame_errors;
+  atomic_uint_fast64_t commands;
+  atomic_uint_fast64_t channel_bytes_in, channel_bytes_out;
+  atomic_uint_fast64_t volume_reads, volume_writes;
+  atomic_uint_fast64_t volume_bytes_read, volume_bytes_written;
+  atomic_uint_fast64_t scans, scan_bytes_out;
+};
+
+struct ossd_device
+{
+  struct ossd_device_options opts;
+  char *image;
+  ftl_t *ftl;
+  /* FORMAT replaces the FTL: it holds this exclusively; every other
+   * operation holds it shared. */
+  pthread_rwlock_t ftl_lock;
+  struct ossd_control control;
+  uint64_t volume_bytes;
+  uint32_t slot_count, window_lbas;
+  struct ossd_slot *slots;
+  struct ossd_event_ring events;
+  struct ossd_device_counters ctr;
+  pthread_mutex_t conn_lock;
+  uint32_t connections;
+  struct ossd_kernel_registry *kernels;
+};
+
+struct ossd_device_conn
+{
+  ossd_device_t *dev;
+  uint64_t event_cursor;       /* last event seq this connection saw */
+  char peer[64];
+};
+
+/* Superblock: attribute (OSSD_SB_ATTR_PAGE, 1) of object
+ * (OSSD_SYS_PID, OSSD_SUPERBLOCK_OID), little-endian. */
+#define OSSD_SB_ATTR_PAGE 0x10u
+#define OSSD_SB_MAGIC 0x4253534fu    /* "OSSB" */
+struct ossd_superblock
+{
+  uint32_t magic;
+  uint32_t version;
+  uint64_t volume_bytes;
+  uint32_t slots;
+  uint32_t window_lbas;
+  uint64_t device_id;
+  uint64_t formatted_ns;
+};
+
+/* device_log.c */
+void device_log (ossd_device_t *dev, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+uint64_t device_now_ms (void);
+uint64_t device_now_ns (void);
+
+/* device_events.c */
+void device_events_init (struct ossd_event_ring *r);
+void device_events_destroy (struct ossd_event_ring *r);
+void device_event_post (ossd_device_t *dev, int kind, uint32_t slot,
+                        const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+/* Fill `out` (len bytes, a whole event window read) with the events
+ * after *cursor, waiting up to timeout_ms for one. */
+int device_events_read (ossd_device_t *dev, uint64_t *cursor, uint8_t *out,
+                        uint32_t len, uint32_t timeout_ms);
+
+/* device_slots.c */
+int device_slots_init (ossd_device_t *dev, char *why, size_t whylen);
+void device_slots_destroy (ossd_device_t *dev);
+void device_slots_release_conn (ossd_device_t *dev, ossd_device_conn_t *c);
+/* A write into slot's request window / a read of its response window. */
+int device_slot_write (ossd_device_conn_t *conn, uint32_t slot,
+                       const uint8_t *buf, uint32_t len, char *why,
+                       size_t whylen);
+int device_slot_read (ossd_device_conn_t *conn, uint32_t slot, uint8_t *buf,
+                      uint32_t len, char *why, size_t whylen);
+/* Queue a serialized response (takes ownership of buf). */
+void device_slot_enqueue (struct ossd_slot *s, uint8_t *buf, size_t len,
+                          uint64_t sequence, bool stream_more);
+/* Pack and queue a response message. */
+void device_slot_respond (struct ossd_slot *s, uint64_t sequence,
+                          const Ossd__Response *resp, bool stream_more);
+void device_slot_respond_error (struct ossd_slot *s, uint64_t sequence,
+                                Ossd__Status status, const char *reason);
+void device_control_refresh (ossd_device_t *dev);
+
+/* device_dispatch.c: run one decoded request; returns the response to
+ * send (or streams it itself for SCAN and returns false). */
+void device_dispatch (ossd_device_t *dev, struct ossd_slot *slot,
+                      uint64_t sequence, const Ossd__Request *req);
+Ossd__Status device_status_from_errno (int err);
+
+/* device_format.c */
+int device_superblock_load (ossd_device_t *dev, char *why, size_t whylen);
+int device_format_ftl (ossd_device_t *dev, const Ossd__FtlConfig *cfg,
+                       char *why, size_t whylen);
+int device_write_superblock (ossd_device_t *dev, char *why, size_t whylen);
+
+/* device_kernels.c */
+struct ossd_kernel_registry;
+int device_kernels_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_kernels_close (ossd_device_t *dev);
+void device_kernel_deploy (ossd_device_t *dev, struct ossd_slot *slot,
+                           uint64_t seq, const Ossd__KernelDeploy *kd);
+void device_kernel_list (ossd_device_t *dev, struct ossd_slot *slot,
+                         uint64_t seq);
+void device_kernel_remove (ossd_device_t *dev, struct ossd_slot *slot,
+                           uint64_t seq, const Ossd__KernelRemove *kr);
+/* device_scan.c: starts the scan on the slot's stream thread. */
+void device_scan_start (ossd_device_t *dev, struct ossd_slot *slot,
+                        uint64_t seq, const Ossd__Request *req);
+
+#endif /* OSSD_DEVICE_INTERNAL_H */

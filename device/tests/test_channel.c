@@ -1,0 +1,497 @@
+/* test_channel.c - the device core's channel, driven with raw frames:
+ * claim arbitration, chunked requests and responses, PENDING long-poll,
+ * malformed input (bad magic, CRC, length, slot, protobuf, unknown
+ * command, missing object, full drive) answered with reasons while the
+ * stored data stays intact. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "ossd_device.h"
+#include "ossd_frame.h"
+#include "ossd.pb-c.h"
+
+struct fixture
+{
+  ossd_device_t *dev;
+  ossd_device_conn_t *conn;
+  struct ossd_control ctl;
+  uint8_t *win;
+  uint64_t seq;
+};
+
+static int
+setup (void **state)
+{
+  struct fixture *f = calloc (1, sizeof *f);
+  struct ossd_device_options o;
+  char why[300];
+  uint8_t lba[OSSD_LBA_SIZE];
+
+  ossd_device_options_init (&o);
+  o.image = NULL;                       /* RAM drive */
+  o.capacity_bytes = 64ull << 20;
+  o.volume_bytes = 1ull << 20;
+  o.slots = 4;
+  o.window_lbas = 4;
+  o.poll_timeout_ms = 200;
+  o.lease_ms = 100000;
+  if (ossd_device_open (&o, &f->dev, why, sizeof why) < 0)
+    fail_msg ("open: %s", why);
+  f->conn = ossd_device_connect (f->dev, "test");
+  assert_int_equal (ossd_device_pread (f->conn, lba, OSSD_LBA_SIZE,
+                                       ossd_device_size_bytes (f->dev) - OSSD_LBA_SIZE,
+                                       why, sizeof why), 0);
+  assert_int_equal (ossd_control_decode (lba, &f->ctl, why, sizeof why), 0);
+  f->win = calloc (1, f->ctl.window_lbas * OSSD_LBA_SIZE);
+  *state = f;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  struct fixture *f = *state;
+  ossd_device_disconnect (f->conn);
+  ossd_device_close (f->dev);
+  free (f->win);
+  free (f);
+  return 0;
+}
+
+static size_t
+window_bytes (struct fixture *f)
+{
+  return (size_t) f->ctl.window_lbas * OSSD_LBA_SIZE;
+}
+
+/* Write one frame (already in f->win) of `len` bytes to slot's window. */
+static int
+write_window (struct fixture *f, uint32_t slot, size_t len, char *why)
+{
+  len = (len + OSSD_LBA_SIZE - 1) / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
+  return ossd_device_pwrite (f->conn, f->win, (uint32_t) len,
+                             ossd_request_lba (&f->ctl, slot) * OSSD_LBA_SIZE,
+                             why, 300);
+}
+
+static int
+send_req (struct fixture *f, uint32_t slot, uint64_t nonce,
+          const Ossd__Request *req, char *why)
+{
+  uint8_t msg[65536];
+  size_t len = ossd__request__pack (req, msg), room = window_bytes (f) - OSSD_FRAME_HDR_SIZE;
+  size_t off = 0;
+  int r = 0;
+
+  f->seq++;
+  do
+    {
+      struct ossd_frame_hdr h = { 0 };
+      size_t n = len - off < room ? len - off : room;
+      h.slot = slot;
+      h.nonce = nonce;
+      h.sequence = f->seq;
+      h.total_length = len;
+      h.chunk_offset = off;
+      h.flags = (off == 0 ? OSSD_F_FIRST : 0) | (off + n == len ? OSSD_F_LAST : OSSD_F_MORE);
+      memset (f->win, 0, window_bytes (f));
+      ossd_frame_encode (&h, msg + off, n, f->win, window_bytes (f));
+      r = write_window (f, slot, OSSD_FRAME_HDR_SIZE + n, why);
+      off += n;
+    }
+  while (r == 0 && off < len);
+  return r;
+}
+
+/* Read a whole response message (reassembling chunks) from the slot. */
+static Ossd__Response *
+recv_resp (struct fixture *f, uint32_t slot, uint32_t read_bytes, int *chunks,
+           bool *pending)
+{
+  struct ossd_reassembly ra;
+  char why[300];
+  Ossd__Response *resp = NULL;
+
+  ossd_reassembly_init (&ra, 1 << 24);
+  *chunks = 0;
+  *pending = false;
+  for (;;)
+    {
+      struct ossd_frame_hdr h;
+      const void *chunk;
+      assert_int_equal (ossd_device_pread (f->conn, f->win, read_bytes,
+                                           ossd_response_lba (&f->ctl, slot) * OSSD_LBA_SIZE,
+                                           why, sizeof why), 0);
+      assert_int_equal (ossd_frame_decode (f->win, read_bytes, &h, &chunk, why, sizeof why), 0);
+      if (h.flags & OSSD_F_PENDING)
+        {
+          *pending = true;
+          break;
+        }
+      (*chunks)++;
+      int r = ossd_reassembly_add (&ra, &h, chunk, why, sizeof why);
+      assert_true (r >= 0);
+      if (r == 1)
+        {
+          resp = ossd__response__unpack (NULL, ra.total, ra.buf);
+          break;
+        }
+    }
+  ossd_reassembly_free (&ra);
+  return resp;
+}
+
+static Ossd__Response *
+call (struct fixture *f, uint32_t slot, uint64_t nonce, const Ossd__Request *req)
+{
+  char why[300];
+  int chunks;
+  bool pending;
+
+  assert_int_equal (send_req (f, slot, nonce, req, why), 0);
+  Ossd__Response *r = recv_resp (f, slot, (uint32_t) window_bytes (f), &chunks, &pending);
+  assert_non_null (r);
+  return r;
+}
+
+static void
+claim (struct fixture *f, uint32_t slot, uint64_t nonce)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Claim c = OSSD__CLAIM__INIT;
+  char why[300];
+
+  c.nonce = nonce;
+  req.body_case = OSSD__REQUEST__BODY_CLAIM;
+  req.claim = &c;
+  assert_int_equal (send_req (f, slot, nonce, &req, why), 0);
+}
+
+static uint64_t
+owner_of (struct fixture *f, uint32_t slot)
+{
+  uint8_t lba[OSSD_LBA_SIZE];
+  struct ossd_control c;
+  char why[300];
+  assert_int_equal (ossd_device_pread (f->conn, lba, OSSD_LBA_SIZE,
+                                       (f->ctl.total_lbas - 1) * OSSD_LBA_SIZE, why, sizeof why), 0);
+  assert_int_equal (ossd_control_decode (lba, &c, why, sizeof why), 0);
+  return c.slot_owner[slot];
+}
+
+static void
+test_claim_arbitration (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Info info = OSSD__INFO__INIT;
+  char why[300];
+
+  assert_int_equal (owner_of (f, 1), 0);
+  claim (f, 1, 111);
+  assert_int_equal (owner_of (f, 1), 111);
+  /* A second host's claim loses and does not disturb the owner. */
+  claim (f, 1, 222);
+  assert_int_equal (owner_of (f, 1), 111);
+  /* Its requests fail at the WRITE, naming the owner. */
+  req.body_case = OSSD__REQUEST__BODY_INFO;
+  req.info = &info;
+  assert_int_equal (send_req (f, 1, 222, &req, why), -EPERM);
+  assert_non_null (strstr (why, "owned by another host"));
+  /* Unclaimed slot. */
+  assert_int_equal (send_req (f, 2, 333, &req, why), -EPERM);
+  assert_non_null (strstr (why, "not claimed"));
+  /* The owner works. */
+  Ossd__Response *r = call (f, 1, 111, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->body_case, OSSD__RESPONSE__BODY_INFO);
+  assert_int_equal (r->info->slots, 4);
+  ossd__response__free_unpacked (r, NULL);
+  /* Release frees it; then the other host can claim. */
+  Ossd__Release rel = OSSD__RELEASE__INIT;
+  req.body_case = OSSD__REQUEST__BODY_RELEASE;
+  req.release = &rel;
+  assert_int_equal (send_req (f, 1, 111, &req, why), 0);
+  assert_int_equal (owner_of (f, 1), 0);
+  claim (f, 1, 222);
+  assert_int_equal (owner_of (f, 1), 222);
+}
+
+static void
+test_pending_then_chunked_response (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  static uint8_t data[40000];
+  int chunks;
+  bool pending;
+
+  claim (f, 0, 5);
+  /* Nothing asked: a read answers PENDING after the poll timeout. */
+  assert_null (recv_resp (f, 0, OSSD_LBA_SIZE, &chunks, &pending));
+  assert_true (pending);
+
+  cp.pid = 7;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &cp;
+  Ossd__Response *r = call (f, 0, 5, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  ossd__response__free_unpacked (r, NULL);
+
+  id.pid = 7;
+  id.oid = 100;
+  cr.obj = &id;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &cr;
+  r = call (f, 0, 5, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  ossd__response__free_unpacked (r, NULL);
+
+  /* A 40000-byte write spans several 16 KiB request chunks. */
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (uint8_t) (i * 7 + 3);
+  w.obj = &id;
+  w.data.data = data;
+  w.data.len = sizeof data;
+  req.body_case = OSSD__REQUEST__BODY_WRITE;
+  req.write = &w;
+  r = call (f, 0, 5, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->write->object_size, sizeof data);
+  ossd__response__free_unpacked (r, NULL);
+
+  /* Read back one LBA at a time: many response chunks. */
+  rd.obj = &id;
+  rd.length = sizeof data;
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  char why[300];
+  assert_int_equal (send_req (f, 0, 5, &req, why), 0);
+  r = recv_resp (f, 0, OSSD_LBA_SIZE, &chunks, &pending);
+  assert_non_null (r);
+  assert_true (chunks >= 10);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->read->data.len, sizeof data);
+  assert_memory_equal (r->read->data.data, data, sizeof data);
+  ossd__response__free_unpacked (r, NULL);
+}
+
+static void
+expect_error_response (struct fixture *f, uint32_t slot, Ossd__Status st,
+                       const char *needle)
+{
+  int chunks;
+  bool pending;
+  Ossd__Response *r = recv_resp (f, slot, OSSD_LBA_SIZE, &chunks, &pending);
+  assert_non_null (r);
+  assert_int_equal (r->status, st);
+  if (!strstr (r->reason, needle))
+    fail_msg ("reason '%s' lacks '%s'", r->reason, needle);
+  ossd__response__free_unpacked (r, NULL);
+}
+
+static void
+test_malformed_frames_get_reasons (void **state)
+{
+  struct fixture *f = *state;
+  char why[300];
+  struct ossd_frame_hdr h = { 0 };
+  uint8_t junk[100];
+
+  claim (f, 2, 9);
+  /* Bad CRC from the owner: error response. */
+  memset (f->win, 0, window_bytes (f));
+  h.slot = 2;
+  h.nonce = 9;
+  h.sequence = 77;
+  h.total_length = 10;
+  h.flags = OSSD_F_FIRST | OSSD_F_LAST;
+  ossd_frame_encode (&h, "0123456789", 10, f->win, window_bytes (f));
+  f->win[OSSD_FRAME_HDR_SIZE] ^= 0x55;
+  assert_int_equal (write_window (f, 2, OSSD_LBA_SIZE, why), 0);
+  expect_error_response (f, 2, OSSD__STATUS__ERR_FRAME, "CRC32C");
+
+  /* Bad magic: unidentifiable writer, the WRITE fails with a reason. */
+  memset (f->win, 0xa5, OSSD_LBA_SIZE);
+  assert_int_equal (write_window (f, 2, OSSD_LBA_SIZE, why), -EBADMSG);
+  assert_non_null (strstr (why, "magic"));
+
+  /* Frame naming another slot. */
+  h.slot = 3;
+  memset (f->win, 0, window_bytes (f));
+  ossd_frame_encode (&h, "0123456789", 10, f->win, window_bytes (f));
+  assert_int_equal (write_window (f, 2, OSSD_LBA_SIZE, why), 0);
+  expect_error_response (f, 2, OSSD__STATUS__ERR_FRAME, "slot 3");
+
+  /* Payload that is not a protobuf Request. */
+  for (size_t i = 0; i < sizeof junk; i++)
+    junk[i] = 0xff;
+  h.slot = 2;
+  h.total_length = sizeof junk;
+  memset (f->win, 0, window_bytes (f));
+  ossd_frame_encode (&h, junk, sizeof junk, f->win, window_bytes (f));
+  assert_int_equal (write_window (f, 2, OSSD_LBA_SIZE, why), 0);
+  expect_error_response (f, 2, OSSD__STATUS__ERR_DECODE, "protobuf");
+
+  /* An unknown command (a field this firmware does not know). */
+  uint8_t unknown[] = { 0xf8, 0x06, 0x01 };      /* field 111, varint 1 */
+  h.total_length = sizeof unknown;
+  memset (f->win, 0, window_bytes (f));
+  ossd_frame_encode (&h, unknown, sizeof unknown, f->win, window_bytes (f));
+  assert_int_equal (write_window (f, 2, OSSD_LBA_SIZE, why), 0);
+  expect_error_response (f, 2, OSSD__STATUS__ERR_UNKNOWN_COMMAND, "unknown command");
+
+  /* A chunk out of order. */
+  h.total_length = 100;
+  h.chunk_offset = 50;
+  h.flags = OSSD_F_LAST;
+  memset (f->win, 0, window_bytes (f));
+  ossd_frame_encode (&h, junk, 50, f->win, window_bytes (f));
+  assert_int_equal (write_window (f, 2, OSSD_LBA_SIZE, why), 0);
+  expect_error_response (f, 2, OSSD__STATUS__ERR_FRAME, "without a FIRST");
+
+  /* Missing object. */
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  id.pid = 7;
+  id.oid = 99999;
+  rd.obj = &id;
+  rd.length = 10;
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  Ossd__Response *r = call (f, 2, 9, &req);
+  assert_int_equal (r->status, OSSD__STATUS__ERR_NOT_FOUND);
+  assert_non_null (strstr (r->reason, "oid 99999"));
+  ossd__response__free_unpacked (r, NULL);
+
+  /* Writes to the control LBA and response windows are refused. */
+  assert_int_equal (ossd_device_pwrite (f->conn, f->win, OSSD_LBA_SIZE,
+                                        (f->ctl.total_lbas - 1) * OSSD_LBA_SIZE, why, sizeof why), -EPERM);
+  assert_int_equal (ossd_device_pwrite (f->conn, f->win, OSSD_LBA_SIZE,
+                                        ossd_response_lba (&f->ctl, 2) * OSSD_LBA_SIZE, why, sizeof why), -EPERM);
+  /* Unaligned I/O. */
+  assert_int_equal (ossd_device_pwrite (f->conn, f->win, 100, 0, why, sizeof why), -EINVAL);
+}
+
+static void
+test_full_drive_and_data_intact (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__Flush fl = OSSD__FLUSH__INIT;
+  Ossd__ObjectId keep = OSSD__OBJECT_ID__INIT, fill = OSSD__OBJECT_ID__INIT;
+  static uint8_t data[12000];
+  Ossd__Response *r;
+  bool full = false;
+
+  claim (f, 3, 44);
+  cp.pid = 9;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &cp;
+  ossd__response__free_unpacked (call (f, 3, 44, &req), NULL);
+  keep.pid = fill.pid = 9;
+  keep.oid = 1;
+  fill.oid = 2;
+  for (int k = 0; k < 2; k++)
+    {
+      cr.obj = k ? &fill : &keep;
+      req.body_case = OSSD__REQUEST__BODY_CREATE;
+      req.create = &cr;
+      ossd__response__free_unpacked (call (f, 3, 44, &req), NULL);
+    }
+  memset (data, 0x5a, sizeof data);
+  w.obj = &keep;
+  w.data.data = data;
+  w.data.len = sizeof data;
+  req.body_case = OSSD__REQUEST__BODY_WRITE;
+  req.write = &w;
+  r = call (f, 3, 44, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  ossd__response__free_unpacked (r, NULL);
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &fl;
+  ossd__response__free_unpacked (call (f, 3, 44, &req), NULL);
+
+  /* Fill the 64 MiB drive until it says NO_SPACE. */
+  memset (data, 0xc3, sizeof data);
+  w.obj = &fill;
+  for (uint64_t off = 0; off < (256ull << 20) && !full; off += sizeof data)
+    {
+      w.offset = off;
+      req.body_case = OSSD__REQUEST__BODY_WRITE;
+      req.write = &w;
+      r = call (f, 3, 44, &req);
+      if (r->status == OSSD__STATUS__ERR_NO_SPACE)
+        {
+          full = true;
+          assert_non_null (strstr (r->reason, "WRITE"));
+        }
+      else
+        assert_int_equal (r->status, OSSD__STATUS__OK);
+      ossd__response__free_unpacked (r, NULL);
+    }
+  assert_true (full);
+  /* The earlier object is intact. */
+  rd.obj = &keep;
+  rd.length = sizeof data;
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  r = call (f, 3, 44, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->read->data.len, sizeof data);
+  for (size_t i = 0; i < sizeof data; i++)
+    assert_int_equal (r->read->data.data[i], 0x5a);
+  ossd__response__free_unpacked (r, NULL);
+}
+
+static void
+test_volume_region_is_a_plain_disk (void **state)
+{
+  struct fixture *f = *state;
+  uint8_t buf[3 * OSSD_LBA_SIZE], back[3 * OSSD_LBA_SIZE];
+  char why[300];
+
+  for (size_t i = 0; i < sizeof buf; i++)
+    buf[i] = (uint8_t) (i ^ 0x3c);
+  assert_int_equal (ossd_device_pwrite (f->conn, buf, sizeof buf, 5 * OSSD_LBA_SIZE, why, sizeof why), 0);
+  assert_int_equal (ossd_device_pread (f->conn, back, sizeof back, 5 * OSSD_LBA_SIZE, why, sizeof why), 0);
+  assert_memory_equal (buf, back, sizeof buf);
+  /* never-written LBAs read as zeros */
+  assert_int_equal (ossd_device_pread (f->conn, back, OSSD_LBA_SIZE, 100 * OSSD_LBA_SIZE, why, sizeof why), 0);
+  for (size_t i = 0; i < OSSD_LBA_SIZE; i++)
+    assert_int_equal (back[i], 0);
+  /* trim zeroes */
+  assert_int_equal (ossd_device_trim (f->conn, OSSD_LBA_SIZE, 5 * OSSD_LBA_SIZE, why, sizeof why), 0);
+  assert_int_equal (ossd_device_pread (f->conn, back, OSSD_LBA_SIZE, 5 * OSSD_LBA_SIZE, why, sizeof why), 0);
+  for (size_t i = 0; i < OSSD_LBA_SIZE; i++)
+    assert_int_equal (back[i], 0);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown (test_claim_arbitration, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_pending_then_chunked_response, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_malformed_frames_get_reasons, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_full_drive_and_data_intact, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_volume_region_is_a_plain_disk, setup, teardown),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}

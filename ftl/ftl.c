@@ -1,0 +1,720 @@
+/* ftl.c - the public API (ossd_ftl.h): argument checking, locking, format
+ * and open, and glue to the state-changing operations in ftl_ops.c.
+ * One mutex per ftl_t serialises every call. */
+#include <time.h>
+
+#include "ftl_internal.h"
+
+#define LOCK(f) pthread_mutex_lock (&(f)->lock)
+
+static void
+op_begin (struct ftl *f)
+{
+  f->op_done = f->now;
+  f->op_nand_reads = 0;
+}
+
+/* End of a host op: advance the host clock, record latency, optional
+ * pacing (returns the wall-clock ns to sleep after unlocking). */
+static uint64_t
+op_end (struct ftl *f, struct lat_hist *h)
+{
+  uint64_t t0 = f->now;
+  if (f->op_done > f->now)
+    f->now = f->op_done;
+  if (h)
+    lat_record (h, f->now - t0);
+  if (!f->cfg.pace_real_time)
+    return 0;
+  uint64_t wall = ftl_wall_ns () - f->pace_wall0;
+  uint64_t virt = f->now - f->pace_virt0;
+  return virt > wall ? virt - wall : 0;
+}
+
+static int
+unlock_ret (struct ftl *f, int r, uint64_t sleep_ns)
+{
+  pthread_mutex_unlock (&f->lock);
+  if (sleep_ns)
+    {
+      struct timespec ts = { (time_t) (sleep_ns / 1000000000ull),
+                             (long) (sleep_ns % 1000000000ull) };
+      nanosleep (&ts, NULL);
+    }
+  return r;
+}
+#define UNLOCK(f, r) unlock_ret ((f), (r), 0)
+
+int
+ftl_new (const struct ftl_config *cfg_in, struct ftl **out, ftl_error *err)
+{
+  struct ftl *f = calloc (1, sizeof *f);
+  if (!f)
+    return ftl_fail (err, -ENOMEM, "out of memory");
+  pthread_mutex_init (&f->lock, NULL);
+  f->cfg = *cfg_in;
+  int r = config_complete (&f->cfg, err);
+  if (r < 0)
+    goto fail;
+  snprintf (f->profile, sizeof f->profile, "%s", f->cfg.profile);
+  f->cfg.profile = f->profile;
+  struct nand_geometry g;
+  r = nand_geometry_fill (&g, &f->cfg, err);
+  if (r < 0)
+    goto fail;
+  struct nand_timing tm;
+  timing_for_profile (f->profile, &tm, &f->cfg);
+  r = nand_init (&f->nand, &g, &tm, NULL, err);
+  if (r < 0)
+    goto fail;
+  f->cfg.oob_size = f->nand.geo.oob_size;
+  *out = f;
+  return 0;
+fail:
+  ftl_free (f);
+  return r;
+}
+
+/* Second stage once the backend exists. */
+static int
+ftl_setup (struct ftl *f, ftl_error *err)
+{
+  int r = ftl_derive (f, err);
+  if (r < 0)
+    return r;
+  f->scratch = calloc (1, f->nand.geo.page_size);
+  f->scratch2 = calloc (1, f->nand.geo.page_size);
+  f->meta_buf = calloc (1, f->nand.geo.page_size);
+  if (!f->scratch || !f->scratch2 || !f->meta_buf)
+    return ftl_fail (err, -ENOMEM, "out of memory");
+  if (index_init (f) < 0 || alloc_init (f) < 0)
+    return ftl_fail (err, -ENOMEM, "out of memory for FTL tables");
+  if (f->cfg.mapping_mode != FTL_MAP_RAM && dftl_init (f) < 0)
+    return ftl_fail (err, -ENOMEM, "out of memory for the mapping cache");
+  f->pace_wall0 = ftl_wall_ns ();
+  return 0;
+}
+
+void
+ftl_free (struct ftl *f)
+{
+  if (!f)
+    return;
+  dftl_fini (f);
+  index_fini (f);
+  alloc_fini (f);
+  nand_fini (&f->nand);
+  free (f->scratch);
+  free (f->scratch2);
+  free (f->meta_buf);
+  free (f->live_meta);
+  free (f->image_path);
+  pthread_mutex_destroy (&f->lock);
+  free (f);
+}
+
+static int
+backend_for_path (struct ftl *f, const char *path, bool create,
+                  ftl_error *err)
+{
+  if (!path || !*path)
+    return nand_backend_ram_create (&f->nand.geo, &f->nand.be, err);
+  if (strcmp (path, "none:") == 0)
+    return nand_backend_none_create (&f->nand.geo, &f->nand.be, err);
+  nand_file_layout_compute (&f->nand.geo, &f->lay);
+  f->image_path = strdup (path);
+  return nand_backend_file_create (path, &f->nand.geo, &f->lay, create,
+                                   &f->nand.be, err);
+}
+
+int
+ftl_format (const char *image_path, const struct ftl_config *cfg,
+            ftl_t **out, ftl_error *err)
+{
+  struct ftl_config c;
+  if (!cfg)
+    {
+      int r = ftl_config_defaults (&c, NULL, err);
+      if (r < 0)
+        return r;
+      cfg = &c;
+    }
+  struct ftl *f;
+  int r = ftl_new (cfg, &f, err);
+  if (r < 0)
+    return r;
+  r = backend_for_path (f, image_path, true, err);
+  if (r < 0)
+    goto fail;
+  r = ftl_setup (f, err);
+  if (r < 0)
+    goto fail;
+  wear_mark_factory_bad (f, f->cfg.factory_bad_permille, 0x5eed);
+  if (f->bad_blocks)
+    {
+      r = ftl_derive (f, err);
+      if (r < 0)
+        goto fail;
+    }
+  for (uint32_t b = 0; b < f->nand.geo.total_blocks; b++)
+    if (f->blk[b].state != BLK_BAD)
+      block_make_free (f, b);
+  part_add (f, 0);
+  if (f->nand.be->ops->persistent)
+    {
+      r = sb_write (f, err);
+      if (r == 0)
+        r = ckpt_write (f, false, err);
+      if (r == 0)
+        r = state_write (f, 1);
+      if (r < 0)
+        {
+          ftl_fail (err, r, "formatting %s failed: %s", image_path,
+                    err && err->msg[0] ? err->msg : strerror (-r));
+          goto fail;
+        }
+    }
+  *out = f;
+  return 0;
+fail:
+  ftl_free (f);
+  return r;
+}
+
+int
+ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
+{
+  if (!image_path || !*image_path || strcmp (image_path, "none:") == 0)
+    return ftl_fail (err, -EINVAL, "only file images can be opened (RAM and "
+                     "none: backends are lost on close)");
+  struct nand_backend *probe;
+  int r = nand_backend_file_create (image_path, NULL, NULL, false, &probe,
+                                    err);
+  if (r < 0)
+    return r;
+  struct ftl_config cfg;
+  char profile[32];
+  r = sb_read_config (probe, &cfg, profile, err);
+  uint32_t mounted = 1;
+  if (r == 0)
+    r = state_read (probe, &mounted);
+  probe->ops->close (probe);
+  if (r < 0)
+    {
+      if (err && strstr (err->msg, "superblock") == NULL)
+        ftl_fail (err, r, "%s: cannot read image header", image_path);
+      return r == -EINVAL ? r : ftl_fail (err, r, "%s: %s", image_path,
+                                           err ? err->msg : "");
+    }
+  struct ftl *f;
+  r = ftl_new (&cfg, &f, err);
+  if (r < 0)
+    return r;
+  r = backend_for_path (f, image_path, false, err);
+  if (r < 0)
+    goto fail;
+  r = ftl_setup (f, err);
+  if (r < 0)
+    goto fail;
+  uint64_t seq;
+  bool clean;
+  r = ckpt_load (f, &seq, &clean, err);
+  if (r < 0)
+    goto fail;
+  r = ftl_derive (f, err);   /* bad blocks known now */
+  if (r < 0)
+    goto fail;
+  f->seq = seq;
+  if (mounted)
+    {
+      r = recovery_replay (f, seq, err);
+      if (r < 0)
+        goto fail;
+    }
+  recovery_rebuild_from_maps (f);
+  if (mounted)
+    {
+      r = ckpt_write (f, false, err);
+      if (r < 0)
+        goto fail;
+    }
+  r = state_write (f, 1);
+  if (r < 0)
+    {
+      ftl_fail (err, r, "%s: cannot mark the image open", image_path);
+      goto fail;
+    }
+  *out = f;
+  return 0;
+fail:
+  ftl_free (f);
+  return r;
+}
+
+static int
+flush_locked (struct ftl *f, ftl_error *err)
+{
+  int r = streams_flush_all (f);
+  if (r == 0)
+    r = log_flush (f);
+  if (r == 0)
+    r = streams_flush_all (f);
+  if (r == 0 && f->cfg.mapping_mode != FTL_MAP_RAM)
+    dftl_flush_dirty (f);
+  if (r == 0 && f->nand.unsynced && f->nand.be->ops->persistent)
+    {
+      r = f->nand.be->ops->sync (f->nand.be);
+      if (r == 0)
+        f->nand.unsynced = false;
+    }
+  if (r < 0)
+    return ftl_fail (err, r, "flush failed: %s", strerror (-r));
+  return 0;
+}
+
+void
+ftl_close (ftl_t *f)
+{
+  if (!f)
+    return;
+  LOCK (f);
+  if (f->nand.be && f->nand.be->ops->persistent)
+    {
+      if (flush_locked (f, NULL) == 0 && ckpt_write (f, true, NULL) == 0)
+        state_write (f, 0);
+    }
+  pthread_mutex_unlock (&f->lock);
+  ftl_free (f);
+}
+
+int
+ftl_flush (ftl_t *f, ftl_error *err)
+{
+  LOCK (f);
+  op_begin (f);
+  int r = flush_locked (f, err);
+  if (r == 0)
+    ckpt_maybe (f);
+  return unlock_ret (f, r, op_end (f, NULL));
+}
+
+/* ---- partitions ---- */
+int
+ftl_create_partition (ftl_t *f, uint64_t pid, ftl_error *err)
+{
+  LOCK (f);
+  if (part_exists (f, pid))
+    return UNLOCK (f, ftl_fail (err, -EEXIST, "partition %llu exists",
+                                (unsigned long long) pid));
+  int r = log_append (f, META_PART_CREATE, pid, 0, 0, 0, NULL, 0, NULL);
+  if (r == 0)
+    r = part_add (f, pid);
+  if (r == 0)
+    r = ckpt_maybe (f);
+  if (r < 0)
+    ftl_fail (err, r, "creating partition %llu failed: %s",
+              (unsigned long long) pid, strerror (-r));
+  return UNLOCK (f, r);
+}
+
+int
+ftl_remove_partition (ftl_t *f, uint64_t pid, ftl_error *err)
+{
+  LOCK (f);
+  if (!part_exists (f, pid))
+    return UNLOCK (f, ftl_fail (err, -ENOENT, "partition %llu does not exist",
+                                (unsigned long long) pid));
+  uint64_t n = part_count_objects (f, pid);
+  if (n)
+    return UNLOCK (f, ftl_fail (err, -ENOTEMPTY, "partition %llu still "
+                                "holds %llu objects",
+                                (unsigned long long) pid,
+                                (unsigned long long) n));
+  int r = log_append (f, META_PART_REMOVE, pid, 0, 0, 0, NULL, 0, NULL);
+  if (r == 0)
+    part_del (f, pid);
+  else
+    ftl_fail (err, r, "removing partition %llu failed",
+              (unsigned long long) pid);
+  return UNLOCK (f, r);
+}
+
+int
+ftl_list_partitions (ftl_t *f, uint64_t after, uint64_t *pids, size_t cap,
+                     size_t *n, ftl_error *err)
+{
+  LOCK (f);
+  size_t k = 0;
+  for (uint32_t i = 0; i < f->nparts && k < cap; i++)
+    if (f->parts[i] > after)
+      pids[k++] = f->parts[i];
+  *n = k;
+  return UNLOCK (f, 0);
+}
+
+/* ---- objects ---- */
+static struct ftl_object *
+find_obj (struct ftl *f, uint64_t pid, uint64_t oid, ftl_error *err, int *r)
+{
+  struct ftl_object *o = index_lookup (f, pid, oid);
+  if (!o)
+    {
+      if (!part_exists (f, pid))
+        *r = ftl_fail (err, -ENOENT, "partition %llu does not exist",
+                       (unsigned long long) pid);
+      else
+        *r = ftl_fail (err, -ENOENT, "object %llu:%llu does not exist",
+                       (unsigned long long) pid, (unsigned long long) oid);
+    }
+  return o;
+}
+
+int
+ftl_create_object (ftl_t *f, uint64_t pid, uint64_t oid, ftl_error *err)
+{
+  LOCK (f);
+  if (!part_exists (f, pid))
+    return UNLOCK (f, ftl_fail (err, -ENOENT, "partition %llu does not exist",
+                                (unsigned long long) pid));
+  if (index_lookup (f, pid, oid))
+    return UNLOCK (f, ftl_fail (err, -EEXIST, "object %llu:%llu exists",
+                                (unsigned long long) pid,
+                                (unsigned long long) oid));
+  int r = op_create (f, pid, oid, true, NULL, err);
+  if (r == 0)
+    r = ckpt_maybe (f);
+  return UNLOCK (f, r);
+}
+
+int
+ftl_remove_object (ftl_t *f, uint64_t pid, uint64_t oid, ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (o)
+    r = op_remove (f, o, true, err);
+  if (r == 0)
+    ckpt_maybe (f);
+  return UNLOCK (f, r);
+}
+
+int
+ftl_stat_object (ftl_t *f, uint64_t pid, uint64_t oid,
+                 struct ftl_object_info *info, ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (o)
+    {
+      info->pid = pid;
+      info->oid = oid;
+      info->size = o->size;
+      info->allocated = o->mapped * FTL_SECTOR;
+      info->version = o->version;
+      info->ctime_ns = o->ctime_ns;
+      info->mtime_ns = o->mtime_ns;
+    }
+  return UNLOCK (f, r);
+}
+
+static int
+u64cmp (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+int
+ftl_list_objects (ftl_t *f, uint64_t pid, uint64_t after, uint64_t *oids,
+                  size_t cap, size_t *n, ftl_error *err)
+{
+  LOCK (f);
+  *n = 0;
+  if (!part_exists (f, pid))
+    return UNLOCK (f, ftl_fail (err, -ENOENT, "partition %llu does not exist",
+                                (unsigned long long) pid));
+  if (cap == 0)
+    return UNLOCK (f, 0);
+  /* keep the cap smallest OIDs > after: collect, sort, trim */
+  size_t k = 0, bufcap = cap * 2 + 16;
+  uint64_t *buf = malloc (bufcap * sizeof *buf);
+  if (!buf)
+    return UNLOCK (f, ftl_fail (err, -ENOMEM, "out of memory"));
+  for (uint32_t s = 0; s < f->objs_cap; s++)
+    {
+      struct ftl_object *o = f->objs[s];
+      if (!o || o->pid != pid || o->oid <= after)
+        continue;
+      buf[k++] = o->oid;
+      if (k == bufcap)
+        {
+          qsort (buf, k, sizeof *buf, u64cmp);
+          k = cap;
+        }
+    }
+  qsort (buf, k, sizeof *buf, u64cmp);
+  if (k > cap)
+    k = cap;
+  memcpy (oids, buf, k * sizeof *buf);
+  free (buf);
+  *n = k;
+  return UNLOCK (f, 0);
+}
+
+int
+ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
+          size_t len, size_t *nread, ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  if (nread)
+    *nread = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  op_begin (f);
+  if (off >= o->size || len == 0)
+    return unlock_ret (f, 0, op_end (f, NULL));
+  uint64_t n = o->size - off < len ? o->size - off : len;
+  uint8_t *dst = buf;
+  const struct nand_geometry *g = &f->nand.geo;
+  uint64_t first = off >> FTL_SECTOR_SHIFT, last = (off + n - 1) >> FTL_SECTOR_SHIFT;
+  uint64_t last_page = UINT64_MAX;
+  uint64_t nand_reads = 0;
+  for (uint64_t l = first; l <= last; l++)
+    {
+      uint64_t soff = l << FTL_SECTOR_SHIFT;
+      uint64_t a = off > soff ? off : soff;
+      uint64_t b = off + n < soff + FTL_SECTOR ? off + n : soff + FTL_SECTOR;
+      if (f->cfg.mapping_mode != FTL_MAP_RAM)
+        dftl_lookup (f, o, (uint32_t) l, false);
+      ppa_t p = map_get (f, o, (uint32_t) l);
+      if (p == PPA_NONE)
+        {
+          memset (dst + (a - off), 0, b - a);
+          continue;
+        }
+      const uint8_t *bd;
+      if (sector_in_buffer (f, p, &bd, NULL))
+        {
+          if (bd)
+            memcpy (dst + (a - off), bd + (a - soff), b - a);
+          else
+            memset (dst + (a - off), 0, b - a);
+          continue;
+        }
+      uint64_t page = p / g->spp;
+      if (page != last_page)
+        {
+          uint64_t t = nand_time_read (&f->nand, page, 1, f->now);
+          if (t > f->op_done)
+            f->op_done = t;
+          nand_reads++;
+          last_page = page;
+        }
+      if (f->nand.be->ops->stores_data)
+        {
+          if (a == soff && b == soff + FTL_SECTOR)
+            r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp, 1,
+                                              dst + (a - off));
+          else
+            {
+              r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp,
+                                                1, f->scratch);
+              memcpy (dst + (a - off), f->scratch + (a - soff), b - a);
+            }
+          if (r < 0)
+            {
+              ftl_fail (err, r, "NAND read of page %llu failed: %s",
+                        (unsigned long long) page, strerror (-r));
+              return unlock_ret (f, r, op_end (f, NULL));
+            }
+        }
+      else
+        memset (dst + (a - off), 0, b - a);
+    }
+  f->st.host_reads += last - first + 1;
+  f->st.host_read_bytes += n;
+  f->st.host_read_ops++;
+  uint64_t per = nand_reads + f->op_nand_reads;
+  f->st.nand_reads_for_host += per;
+  uint64_t per_sector = (per + (last - first)) / (last - first + 1);
+  if (per_sector > f->st.max_nand_reads_per_host_read)
+    f->st.max_nand_reads_per_host_read = per_sector;
+  if (nread)
+    *nread = (size_t) n;
+  return unlock_ret (f, 0, op_end (f, &f->read_lat));
+}
+
+int
+ftl_write (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+           const void *buf, size_t len, ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  op_begin (f);
+  r = op_write (f, o, off, buf, len, err);
+  if (r == 0)
+    r = ckpt_maybe (f);
+  return unlock_ret (f, r, op_end (f, &f->write_lat));
+}
+
+int
+ftl_punch (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, uint64_t len,
+           ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  op_begin (f);
+  r = op_punch (f, o, off, len, true, err);
+  if (r == 0)
+    r = ckpt_maybe (f);
+  return unlock_ret (f, r, op_end (f, NULL));
+}
+
+int
+ftl_set_length (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t len,
+                ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  if ((len >> FTL_SECTOR_SHIFT) >= 0xfffffff0ull)
+    return UNLOCK (f, ftl_fail (err, -EFBIG, "length %llu beyond the maximum "
+                                "object size", (unsigned long long) len));
+  op_begin (f);
+  r = op_set_length (f, o, len, true, err);
+  if (r == 0)
+    r = ckpt_maybe (f);
+  return unlock_ret (f, r, op_end (f, NULL));
+}
+
+/* ---- attributes ---- */
+int
+ftl_get_attr (ftl_t *f, uint64_t pid, uint64_t oid, uint32_t page,
+              uint32_t number, void *buf, size_t cap, size_t *len,
+              ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  struct ftl_attr *a = attr_find (o, page, number);
+  if (!a)
+    return UNLOCK (f, ftl_fail (err, -ENOENT, "object %llu:%llu has no "
+                                "attribute %u.%u", (unsigned long long) pid,
+                                (unsigned long long) oid, page, number));
+  if (len)
+    *len = a->len;
+  memcpy (buf, a->val, a->len < cap ? a->len : cap);
+  return UNLOCK (f, 0);
+}
+
+int
+ftl_set_attr (ftl_t *f, uint64_t pid, uint64_t oid, uint32_t page,
+              uint32_t number, const void *buf, size_t len, ftl_error *err)
+{
+  if (len > FTL_ATTR_MAX_LEN)
+    return ftl_fail (err, -EINVAL, "attribute value of %zu bytes exceeds %u",
+                     len, FTL_ATTR_MAX_LEN);
+  LOCK (f);
+  int r = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  r = op_set_attr (f, o, page, number, buf, (uint32_t) len, true, err);
+  if (r == 0)
+    r = ckpt_maybe (f);
+  return UNLOCK (f, r);
+}
+
+int
+ftl_list_attrs (ftl_t *f, uint64_t pid, uint64_t oid,
+                struct ftl_attr_id after, struct ftl_attr_id *ids, size_t cap,
+                size_t *n, ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  *n = 0;
+  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
+  if (!o)
+    return UNLOCK (f, r);
+  uint64_t akey = ((uint64_t) after.page << 32) | after.number;
+  size_t k = 0;
+  for (uint32_t i = 0; i < o->nattrs && k < cap; i++)
+    {
+      uint64_t key = ((uint64_t) o->attrs[i].page << 32) | o->attrs[i].number;
+      if (key > akey)
+        {
+          ids[k].page = o->attrs[i].page;
+          ids[k].number = o->attrs[i].number;
+          k++;
+        }
+    }
+  *n = k;
+  return UNLOCK (f, 0);
+}
+
+/* ---- info / idle ---- */
+int
+ftl_get_info (ftl_t *f, struct ftl_device_info *info, ftl_error *err)
+{
+  LOCK (f);
+  memset (info, 0, sizeof *info);
+  const struct nand_geometry *g = &f->nand.geo;
+  info->capacity_bytes = f->capacity_sectors * FTL_SECTOR;
+  info->used_bytes = f->used_sectors * FTL_SECTOR;
+  info->free_bytes = info->capacity_bytes - info->used_bytes;
+  info->page_size = g->page_size;
+  info->channels = g->channels;
+  info->ways = g->ways;
+  info->planes = g->planes;
+  info->blocks_per_plane = g->blocks_per_plane;
+  info->pages_per_block = g->pages_per_block;
+  info->over_provisioning = f->cfg.over_provisioning;
+  info->mapping_mode = f->cfg.mapping_mode;
+  info->alloc_policy = f->cfg.alloc_policy;
+  info->gc_policy = f->cfg.gc_policy;
+  snprintf (info->profile, sizeof info->profile, "%s", f->profile);
+  snprintf (info->backend, sizeof info->backend, "%s", f->nand.be->ops->name);
+  info->objects = f->nobjs;
+  info->partitions = f->nparts;
+  return UNLOCK (f, 0);
+}
+
+int
+ftl_idle (ftl_t *f, uint64_t budget_ns, ftl_error *err)
+{
+  LOCK (f);
+  int r = 0;
+  if (!f->in_batch)
+    {
+      uint64_t t0 = f->now;
+      if (f->free_blocks < f->gc_high)
+        {
+          r = gc_collect (f, UINT32_MAX, f->gc_high, budget_ns);
+          if (r == -ENOSPC)
+            r = 0;
+        }
+      uint64_t used = nand_max_clock (&f->nand) > t0
+        ? nand_max_clock (&f->nand) - t0 : 0;
+      if (r == 0 && used < budget_ns)
+        r = wear_static_check (f, budget_ns - used);
+      if (r == 0)
+        r = ckpt_maybe (f);
+      if (r < 0)
+        ftl_fail (err, r, "background GC failed: %s", strerror (-r));
+    }
+  return UNLOCK (f, r);
+}

@@ -1,0 +1,270 @@
+/* ftl_fsck.c - ftl_fsck: check every invariant of the in-memory FTL.
+ *   - each mapped sector is in range, in a programmed (non-free, non-bad)
+ *     block, marked valid, owned by exactly one (object, lpn) and the
+ *     reverse map agrees;
+ *   - per-object and global mapped counts agree; no data past the size;
+ *   - every valid sector is claimed by an object, a live meta page or a
+ *     translation page; per-block valid counts equal the bitmap;
+ *   - every good block is free (in its die's free heap), open (in exactly
+ *     one stream lane) or closed (in the GC bucket of its valid count):
+ *     no leaked blocks; the free count agrees;
+ *   - every object's partition exists.
+ */
+#include "ftl_internal.h"
+
+struct fsck
+{
+  uint64_t problems;
+  ftl_error *err;
+};
+
+static void
+problem (struct fsck *c, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+static void
+problem (struct fsck *c, const char *fmt, ...)
+{
+  if (c->problems++ == 0 && c->err)
+    {
+      va_list ap;
+      va_start (ap, fmt);
+      vsnprintf (c->err->msg, sizeof c->err->msg, fmt, ap);
+      va_end (ap);
+    }
+}
+
+int
+ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
+{
+  pthread_mutex_lock (&f->lock);
+  const struct nand_geometry *g = &f->nand.geo;
+  struct fsck c = { 0, err };
+  uint64_t words = (g->total_sectors + 63) / 64;
+  uint64_t *seen = calloc (words, sizeof (uint64_t));
+  uint32_t *bvalid = calloc (g->total_blocks, sizeof (uint32_t));
+  uint8_t *where = calloc (g->total_blocks, 1);
+  if (!seen || !bvalid || !where)
+    {
+      free (seen);
+      free (bvalid);
+      free (where);
+      pthread_mutex_unlock (&f->lock);
+      return ftl_fail (err, -ENOMEM, "out of memory for fsck");
+    }
+  uint64_t total_mapped = 0, nobjs = 0;
+  for (uint32_t s = 0; s < f->objs_cap; s++)
+    {
+      struct ftl_object *o = f->objs[s];
+      if (!o)
+        continue;
+      nobjs++;
+      if (o->slot != s)
+        problem (&c, "object %llu:%llu sits in slot %u but says %u",
+                 (unsigned long long) o->pid, (unsigned long long) o->oid,
+                 s, o->slot);
+      if (index_lookup (f, o->pid, o->oid) != o)
+        problem (&c, "object %llu:%llu is not reachable through the index",
+                 (unsigned long long) o->pid, (unsigned long long) o->oid);
+      if (!part_exists (f, o->pid))
+        problem (&c, "object %llu:%llu is in missing partition",
+                 (unsigned long long) o->pid, (unsigned long long) o->oid);
+      uint64_t mapped = 0;
+      uint64_t size_sectors = (o->size + FTL_SECTOR - 1) >> FTL_SECTOR_SHIFT;
+      for (uint32_t ci = 0; ci < o->nchunks; ci++)
+        {
+          struct map_chunk *ch = o->chunks[ci];
+          if (!ch)
+            continue;
+          uint32_t cm = 0;
+          for (uint32_t i = 0; i < f->epc; i++)
+            {
+              ppa_t p = ch->ppa[i];
+              if (p == PPA_NONE)
+                continue;
+              cm++;
+              uint64_t lpn = (uint64_t) ci * f->epc + i;
+              if (p >= g->total_sectors)
+                {
+                  problem (&c, "object %llu:%llu lpn %llu maps outside the "
+                           "array (%u)", (unsigned long long) o->pid,
+                           (unsigned long long) o->oid,
+                           (unsigned long long) lpn, p);
+                  continue;
+                }
+              uint32_t b = p / g->sectors_per_block;
+              if (lpn >= size_sectors)
+                problem (&c, "object %llu:%llu maps lpn %llu past its size "
+                         "%llu", (unsigned long long) o->pid,
+                         (unsigned long long) o->oid,
+                         (unsigned long long) lpn,
+                         (unsigned long long) o->size);
+              if (f->blk[b].state == BLK_FREE || f->blk[b].state == BLK_BAD)
+                problem (&c, "object %llu:%llu lpn %llu maps into %s block %u",
+                         (unsigned long long) o->pid,
+                         (unsigned long long) o->oid,
+                         (unsigned long long) lpn,
+                         f->blk[b].state == BLK_FREE ? "free" : "bad", b);
+              if (!sector_is_valid (f, p))
+                problem (&c, "object %llu:%llu lpn %llu maps to sector %u "
+                         "which is not valid", (unsigned long long) o->pid,
+                         (unsigned long long) o->oid,
+                         (unsigned long long) lpn, p);
+              if ((seen[p >> 6] >> (p & 63)) & 1)
+                problem (&c, "sector %u is owned twice (again by %llu:%llu "
+                         "lpn %llu)", p, (unsigned long long) o->pid,
+                         (unsigned long long) o->oid,
+                         (unsigned long long) lpn);
+              seen[p >> 6] |= 1ull << (p & 63);
+              if (f->rmap[p].owner != s || f->rmap[p].lpn != lpn)
+                problem (&c, "reverse map of sector %u says %u/%u, mapping "
+                         "says object slot %u lpn %llu", p, f->rmap[p].owner,
+                         f->rmap[p].lpn, s, (unsigned long long) lpn);
+            }
+          if (cm != ch->nmapped)
+            problem (&c, "object %llu:%llu chunk %u counts %u mapped, has %u",
+                     (unsigned long long) o->pid, (unsigned long long) o->oid,
+                     ci, ch->nmapped, cm);
+          mapped += cm;
+        }
+      if (mapped != o->mapped)
+        problem (&c, "object %llu:%llu counts %llu mapped sectors, has %llu",
+                 (unsigned long long) o->pid, (unsigned long long) o->oid,
+                 (unsigned long long) o->mapped,
+                 (unsigned long long) mapped);
+      total_mapped += mapped;
+    }
+  if (nobjs != f->nobjs)
+    problem (&c, "object count %u, found %llu", f->nobjs,
+             (unsigned long long) nobjs);
+  if (total_mapped != f->used_sectors)
+    problem (&c, "used sectors %llu, mapped %llu",
+             (unsigned long long) f->used_sectors,
+             (unsigned long long) total_mapped);
+  if (f->used_sectors > f->capacity_sectors)
+    problem (&c, "used sectors %llu exceed capacity %llu",
+             (unsigned long long) f->used_sectors,
+             (unsigned long long) f->capacity_sectors);
+  /* live meta pages */
+  for (uint32_t k = 0; k < f->nlive_meta; k++)
+    for (uint32_t i = 0; i < g->spp; i++)
+      {
+        ppa_t p = (ppa_t) (f->live_meta[k].page * g->spp + i);
+        if (!sector_is_valid (f, p) || f->rmap[p].owner != OWNER_META
+            || f->rmap[p].lpn != k)
+          problem (&c, "live meta page %llu sector %u is not valid/owned",
+                   (unsigned long long) f->live_meta[k].page, i);
+        if ((seen[p >> 6] >> (p & 63)) & 1)
+          problem (&c, "meta sector %u owned twice", p);
+        seen[p >> 6] |= 1ull << (p & 63);
+      }
+  /* translation pages (DFTL) */
+  for (uint32_t s = 0; s < f->objs_cap; s++)
+    {
+      struct ftl_object *o = f->objs[s];
+      if (!o)
+        continue;
+      for (uint32_t ci = 0; ci < o->nchunks; ci++)
+        {
+          struct map_chunk *ch = o->chunks[ci];
+          if (!ch || ch->map_ppa == PPA_NONE)
+            continue;
+          for (uint32_t i = 0; i < g->spp; i++)
+            {
+              ppa_t p = (ppa_t) ((uint64_t) ch->map_ppa * g->spp + i);
+              if (!sector_is_valid (f, p)
+                  || f->rmap[p].owner != (s | OWNER_MAPFLAG)
+                  || f->rmap[p].lpn != ci)
+                problem (&c, "translation page of %llu:%llu chunk %u is not "
+                         "valid/owned", (unsigned long long) o->pid,
+                         (unsigned long long) o->oid, ci);
+              if ((seen[p >> 6] >> (p & 63)) & 1)
+                problem (&c, "translation sector %u owned twice", p);
+              seen[p >> 6] |= 1ull << (p & 63);
+            }
+        }
+    }
+  /* every valid sector claimed; per-block counts */
+  for (uint64_t w = 0; w < words; w++)
+    {
+      uint64_t v = f->valid_bits[w];
+      if (v & ~seen[w])
+        {
+          uint64_t p = w * 64 + (uint64_t) __builtin_ctzll (v & ~seen[w]);
+          problem (&c, "sector %llu is valid but owned by nobody (rmap %u/%u)",
+                   (unsigned long long) p, f->rmap[p].owner, f->rmap[p].lpn);
+        }
+      while (v)
+        {
+          uint64_t p = w * 64 + (uint64_t) __builtin_ctzll (v);
+          bvalid[p / g->sectors_per_block]++;
+          v &= v - 1;
+        }
+    }
+  uint32_t nfree = 0;
+  for (uint32_t d = 0; d < g->dies; d++)
+    for (uint32_t i = 0; i < f->free_heap[d].n; i++)
+      {
+        uint32_t b = f->free_heap[d].b[i];
+        if (where[b])
+          problem (&c, "block %u is in a free heap twice", b);
+        where[b] = 1;
+        nfree++;
+        if (nand_die_of_block (g, b) != d)
+          problem (&c, "block %u is in the free heap of die %u", b, d);
+      }
+  if (nfree != f->free_blocks)
+    problem (&c, "free block count %u, heaps hold %u", f->free_blocks, nfree);
+  for (uint32_t s = 0; s < f->nstreams; s++)
+    for (uint32_t l = 0; l < f->streams[s].width; l++)
+      {
+        uint32_t b = f->streams[s].blocks[l];
+        if (b == BLOCK_NONE)
+          continue;
+        if (where[b])
+          problem (&c, "open block %u is also elsewhere", b);
+        where[b] = 2;
+        if (f->blk[b].state != BLK_OPEN || f->blk[b].stream != (int) s)
+          problem (&c, "stream %u lane %u holds block %u in state %u", s, l,
+                   b, f->blk[b].state);
+      }
+  for (uint32_t v = 0; v <= g->sectors_per_block; v++)
+    for (uint32_t b = f->bucket_head[v]; b != BLOCK_NONE; b = f->blk[b].lnext)
+      {
+        if (where[b])
+          {
+            problem (&c, "closed block %u is also elsewhere", b);
+            break;
+          }
+        where[b] = 3;
+        if (f->blk[b].valid != v || f->blk[b].state != BLK_CLOSED)
+          problem (&c, "block %u in bucket %u has valid %u state %u", b, v,
+                   f->blk[b].valid, f->blk[b].state);
+      }
+  for (uint32_t b = 0; b < g->total_blocks; b++)
+    {
+      struct block_info *bi = &f->blk[b];
+      if (bi->valid != bvalid[b])
+        problem (&c, "block %u counts %u valid sectors, bitmap has %u", b,
+                 bi->valid, bvalid[b]);
+      if (bi->state == BLK_BAD)
+        {
+          if (where[b])
+            problem (&c, "bad block %u is in use", b);
+          continue;
+        }
+      if (!where[b])
+        problem (&c, "block %u (state %u) is leaked: not free, open or "
+                 "closed", b, bi->state);
+      else if ((where[b] == 1) != (bi->state == BLK_FREE))
+        problem (&c, "block %u state %u disagrees with its list", b,
+                 bi->state);
+    }
+  free (seen);
+  free (bvalid);
+  free (where);
+  if (problems)
+    *problems = c.problems;
+  pthread_mutex_unlock (&f->lock);
+  return c.problems ? -EUCLEAN : 0;
+}

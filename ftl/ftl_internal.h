@@ -1,0 +1,553 @@
+/* ftl_internal.h - data structures shared by the ftl/ *.c files.
+ *
+ * Vocabulary
+ *   sector   the 4 KiB mapping unit (FTL_SECTOR); several per flash page
+ *   lpn      logical sector number inside one object (byte offset / 4096)
+ *   ppa      physical sector address:
+ *              (block * pages_per_block + page) * sectors_per_page + slot
+ *   page     flash page number: block * pages_per_block + page
+ *   seq      device-wide sequence number; page programs, meta records and
+ *            object versions all draw from it, so it totally orders changes
+ *
+ * Persistence model (see ftl_recovery.c for the full argument)
+ *   - every programmed page carries an OOB header + one entry per sector
+ *     naming its owner {pid, oid, lpn}, the object size after the write
+ *     and the batch it belongs to;
+ *   - namespace/attribute/length changes are meta records (ftl_log.c)
+ *     written as whole META pages; a record stays live until the next
+ *     checkpoint and GC relocates it (it keeps its own seq);
+ *   - a checkpoint (ftl_checkpoint.c) stores the whole state in a system
+ *     area of the image outside the modelled NAND array; recovery loads the
+ *     newest checkpoint and replays every page / record with a later seq.
+ */
+#ifndef FTL_INTERNAL_H
+#define FTL_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossd_ftl.h"
+
+#define FTL_SECTOR 4096u
+#define FTL_SECTOR_SHIFT 12
+#define PPA_NONE 0xffffffffu
+#define BLOCK_NONE 0xffffffffu
+#define SLOT_NONE 0xffffffffu
+#define FTL_MAX_SPP 16u
+typedef uint32_t ppa_t;
+
+/* ---- small helpers ------------------------------------------------ */
+int ftl_fail (ftl_error *err, int rc, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+uint32_t crc32c (uint32_t crc, const void *buf, size_t len);
+uint64_t ftl_wall_ns (void);
+
+/* ---- NAND model (nand.c) ------------------------------------------ */
+struct nand_geometry
+{
+  uint32_t channels, ways, planes, blocks_per_plane, pages_per_block;
+  uint32_t page_size, oob_size;
+  uint32_t dies;              /* channels * ways */
+  uint32_t blocks_per_die;    /* planes * blocks_per_plane */
+  uint32_t total_blocks;
+  uint64_t total_pages;
+  uint32_t spp;               /* sectors per page */
+  uint32_t sectors_per_block;
+  uint64_t total_sectors;
+};
+
+struct nand_timing
+{
+  uint64_t read_ns, program_ns, erase_ns;
+  uint64_t xfer_ns;           /* one page over the channel */
+  uint64_t xfer_sector_ns;    /* one sector over the channel */
+};
+
+struct nand_backend;
+struct nand_backend_ops
+{
+  const char *name;
+  bool stores_data;           /* false for "none" */
+  bool persistent;            /* true for "file" */
+  int (*read_sector) (struct nand_backend *be, uint64_t page, uint32_t slot,
+                      uint32_t nslots, void *buf);
+  int (*read_oob) (struct nand_backend *be, uint64_t first_page,
+                   uint64_t npages, void *oob);
+  int (*program) (struct nand_backend *be, uint64_t page, const void *data,
+                  const void *oob);
+  int (*erase) (struct nand_backend *be, uint64_t first_page, uint32_t npages);
+  int (*sync) (struct nand_backend *be);
+  /* system area (superblock, checkpoints); file backend only */
+  int (*sys_read) (struct nand_backend *be, uint64_t off, void *buf,
+                   size_t len);
+  int (*sys_write) (struct nand_backend *be, uint64_t off, const void *buf,
+                    size_t len);
+  void (*close) (struct nand_backend *be);
+};
+
+struct nand_backend
+{
+  const struct nand_backend_ops *ops;
+  const struct nand_geometry *geo;
+  char errmsg[160];
+};
+
+/* image layout of the file backend (all offsets in bytes) */
+struct nand_file_layout
+{
+  uint64_t sb_off;            /* superblock, 4 KiB */
+  uint64_t state_off;         /* mounted flag, 4 KiB */
+  uint64_t oob_off;           /* total_pages * oob_size */
+  uint64_t data_off;          /* total_pages * page_size */
+  uint64_t ckpt_off[2];
+  uint64_t ckpt_slot_size;
+  uint64_t file_size;
+};
+
+void nand_file_layout_compute (const struct nand_geometry *g,
+                               struct nand_file_layout *lay);
+int nand_backend_file_create (const char *path, const struct nand_geometry *g,
+                              const struct nand_file_layout *lay, bool create,
+                              struct nand_backend **out, ftl_error *err);
+int nand_backend_ram_create (const struct nand_geometry *g,
+                             struct nand_backend **out, ftl_error *err);
+int nand_backend_none_create (const struct nand_geometry *g,
+                              struct nand_backend **out, ftl_error *err);
+
+struct nand
+{
+  struct nand_geometry geo;
+  struct nand_timing tm;
+  struct nand_backend *be;
+  uint64_t *die_clock;        /* virtual ns when each die is free */
+  uint64_t *chan_clock;       /* virtual ns when each channel is free */
+  /* counters */
+  uint64_t reads, programs, erases;
+  bool unsynced;              /* programs/erases since the last sync */
+};
+
+int nand_init (struct nand *n, const struct nand_geometry *g,
+               const struct nand_timing *tm, struct nand_backend *be,
+               ftl_error *err);
+void nand_fini (struct nand *n);
+int nand_geometry_fill (struct nand_geometry *g, const struct ftl_config *cfg,
+                        ftl_error *err);
+static inline uint32_t nand_die_of_block (const struct nand_geometry *g,
+                                          uint32_t block)
+{
+  return block / g->blocks_per_die;
+}
+static inline uint32_t nand_channel_of_die (const struct nand_geometry *g,
+                                            uint32_t die)
+{
+  return die % g->channels;
+}
+/* Timing: each returns the virtual time the data is available / accepted. */
+uint64_t nand_time_read (struct nand *n, uint64_t page, uint32_t nsect,
+                         uint64_t t);
+uint64_t nand_time_program (struct nand *n, uint64_t page, uint64_t t,
+                            uint64_t *done);
+uint64_t nand_time_erase (struct nand *n, uint32_t block, uint64_t t);
+uint64_t nand_max_clock (const struct nand *n);
+
+/* ---- OOB ----------------------------------------------------------- */
+#define OOB_MAGIC 0x4f4f4231u     /* "OOB1" */
+enum page_kind { PAGE_DATA = 1, PAGE_META = 2, PAGE_MAP = 3 };
+enum sector_kind { SECT_DEAD = 0, SECT_DATA = 1, SECT_COPY = 2 };
+
+struct oob_header
+{
+  uint32_t magic;
+  uint16_t kind;
+  uint16_t spp;
+  uint64_t seq;
+  uint32_t erase_count;
+  uint32_t data_crc;          /* crc32c of the page data (0 if not kept) */
+  uint32_t used;              /* META: bytes of records */
+  uint32_t crc;               /* crc32c of header (crc=0) + entries */
+};
+
+struct oob_entry
+{
+  uint64_t pid, oid;
+  uint64_t size;              /* object size after this write (SECT_DATA) */
+  uint64_t batch;             /* 0 or the batch id it belongs to */
+  uint32_t lpn;
+  uint32_t kind;              /* enum sector_kind */
+};
+
+static inline uint32_t oob_bytes_needed (uint32_t spp)
+{
+  return (uint32_t) (sizeof (struct oob_header)
+                     + spp * sizeof (struct oob_entry));
+}
+
+/* ---- objects (ftl_index.c) ----------------------------------------- */
+struct ftl_attr
+{
+  uint32_t page, number, len;
+  uint8_t *val;
+};
+
+struct map_chunk
+{
+  uint32_t nmapped;
+  uint32_t map_ppa;           /* DFTL: flash page of this translation page */
+  ppa_t ppa[];                /* entries_per_chunk */
+};
+
+struct ftl_object
+{
+  uint64_t pid, oid;
+  uint64_t size, version, ctime_ns, mtime_ns;
+  uint32_t slot;
+  uint32_t hnext;             /* hash chain (slot) */
+  uint8_t temperature;        /* 0 cold 1 warm 2 hot */
+  int32_t stream;             /* per-object policy: bound stream or -1 */
+  struct ftl_attr *attrs;
+  uint32_t nattrs, attrs_cap;
+  struct map_chunk **chunks;
+  uint32_t nchunks;
+  uint64_t mapped;            /* sectors mapped */
+};
+
+/* ---- write streams (ftl_alloc.c) ------------------------------------ */
+enum stream_role { ROLE_HOST = 0, ROLE_META = 1, ROLE_GC = 2, ROLE_COLD = 3,
+                   ROLE_OBJECT = 4 };
+
+struct ftl_stream
+{
+  int role;
+  bool in_use;
+  uint32_t owner;             /* object slot for ROLE_OBJECT */
+  uint64_t last_use;
+  uint32_t width;             /* open blocks striped over dies */
+  uint32_t cursor;            /* which of blocks[] the next page uses */
+  uint32_t die_base;          /* first die for this stream's stripe */
+  uint32_t *blocks;           /* open block per stripe lane, BLOCK_NONE */
+  /* the page being filled */
+  bool active;
+  uint32_t buf_block, buf_page;    /* page index within block */
+  uint32_t fill;              /* sectors appended */
+  uint8_t *data;              /* page_size (NULL if backend keeps no data) */
+  struct oob_entry ent[FTL_MAX_SPP];
+  uint32_t superseded[FTL_MAX_SPP]; /* unused for now */
+};
+
+/* ---- blocks -------------------------------------------------------- */
+enum block_state { BLK_FREE = 0, BLK_OPEN = 1, BLK_CLOSED = 2, BLK_BAD = 3,
+                   BLK_VICTIM = 4 };
+
+struct block_info
+{
+  uint32_t valid;             /* valid sectors */
+  uint32_t erase_count;
+  uint32_t write_ptr;         /* pages programmed */
+  uint8_t state;
+  uint8_t has_meta;
+  int16_t stream;             /* OPEN: owning stream */
+  uint32_t lprev, lnext;      /* CLOSED: bucket list by valid count */
+  uint64_t mtime;             /* seq of last program (age for cost-benefit) */
+};
+
+/* per-die free list: min-heap by erase count (dynamic wear levelling) */
+struct free_heap
+{
+  uint32_t *b;
+  uint32_t n, cap;
+};
+
+/* ---- reverse map ---------------------------------------------------- */
+#define OWNER_META 0xfffffffeu
+#define OWNER_MAPFLAG 0x80000000u
+struct rmap_entry
+{
+  uint32_t owner;             /* object slot | OWNER_MAPFLAG | OWNER_META */
+  uint32_t lpn;               /* lpn, chunk index, or live-meta index */
+};
+
+struct live_meta
+{
+  uint64_t page;
+  uint32_t used;
+};
+
+/* ---- DFTL cache simulation (ftl_map.c) ------------------------------ */
+struct dftl_entry
+{
+  uint64_t key;               /* (slot << 32) | lpn */
+  uint32_t hnext;
+  uint32_t prev, next;        /* LRU list */
+  uint8_t dirty;
+  uint8_t used;
+};
+
+struct dftl_cache
+{
+  uint32_t cap;               /* entries */
+  uint32_t dirty_cap;         /* split mode: entries in the dirty area */
+  struct dftl_entry *e;
+  uint32_t *hash;
+  uint32_t hmask;
+  uint32_t free_head;
+  uint32_t clean_head, clean_tail, nclean;  /* MRU at head */
+  uint32_t dirty_head, dirty_tail, ndirty;
+};
+
+/* ---- latency histogram ---------------------------------------------- */
+#define LAT_BUCKETS (64 * 8)
+struct lat_hist
+{
+  uint64_t n;
+  uint64_t b[LAT_BUCKETS];
+};
+
+/* ---- the FTL -------------------------------------------------------- */
+struct ftl
+{
+  pthread_mutex_t lock;
+  struct ftl_config cfg;
+  char profile[32];
+  char *image_path;
+  struct nand nand;
+  struct nand_file_layout lay;
+  uint32_t epc;               /* mapping entries per chunk / translation page */
+
+  /* capacity */
+  uint64_t capacity_sectors;  /* user-visible */
+  uint64_t used_sectors;      /* mapped host sectors */
+  uint32_t gc_low, gc_high;   /* free block thresholds */
+
+  /* sequence / versions */
+  uint64_t seq;               /* last assigned */
+  uint64_t ckpt_seq;          /* seq of the newest checkpoint */
+  uint64_t ckpt_gen;
+  uint64_t pages_since_ckpt;
+  uint64_t ckpt_interval_pages;
+
+  /* objects and partitions */
+  struct ftl_object **objs;
+  uint32_t objs_cap, nobjs;
+  uint32_t *free_slots;
+  uint32_t nfree_slots;
+  uint32_t *hash;
+  uint32_t hmask;
+  uint64_t *parts;
+  uint32_t nparts, parts_cap;
+
+  /* blocks */
+  struct block_info *blk;
+  struct free_heap *free_heap;     /* per die */
+  uint32_t free_blocks;
+  uint32_t bad_blocks;
+  uint32_t *bucket_head;           /* CLOSED blocks by valid count */
+  uint32_t die_rr;                 /* next die for width-1 streams */
+  uint64_t *valid_bits;            /* per sector */
+  struct rmap_entry *rmap;
+
+  /* streams */
+  struct ftl_stream *streams;
+  uint32_t nstreams;
+  int role_stream[4];              /* stream index per fixed role */
+  uint32_t obj_stream_first, obj_stream_count;
+
+  /* meta log */
+  uint8_t *meta_buf;
+  uint32_t meta_used;
+  uint64_t meta_max_seq;
+  struct live_meta *live_meta;
+  uint32_t nlive_meta, live_meta_cap;
+  uint32_t live_meta_limit;
+
+  /* batches */
+  bool in_batch;
+  uint64_t cur_batch;
+  bool gc_running;
+
+  /* mapping cache (DFTL modes) */
+  struct dftl_cache dc;
+  uint8_t *scratch;                /* page_size scratch */
+  uint8_t *scratch2;
+
+  /* virtual time */
+  uint64_t now;
+  uint64_t pace_wall0, pace_virt0;
+
+  /* stats */
+  struct
+  {
+    uint64_t host_reads, host_writes, host_read_bytes, host_write_bytes;
+    uint64_t gc_valid_copies, gc_runs;
+    uint64_t map_hits, map_misses, map_evictions, map_reads, map_writes;
+    uint64_t host_read_ops, nand_reads_for_host;
+    uint64_t max_nand_reads_per_host_read;
+    uint64_t wl_migrations;
+    uint64_t nand_reads0, nand_programs0, nand_erases0;
+    uint64_t padded_sectors;
+  } st;
+  struct lat_hist read_lat, write_lat;
+  uint64_t op_nand_reads;          /* NAND reads of the current host read */
+  uint64_t op_done;                /* completion time of the current op */
+  uint32_t wl_threshold;
+  uint64_t erases_since_wl_check;
+};
+
+/* ftl_index.c */
+int index_init (struct ftl *f);
+void index_fini (struct ftl *f);
+struct ftl_object *index_lookup (struct ftl *f, uint64_t pid, uint64_t oid);
+struct ftl_object *index_insert (struct ftl *f, uint64_t pid, uint64_t oid);
+void index_delete (struct ftl *f, struct ftl_object *o);
+bool part_exists (struct ftl *f, uint64_t pid);
+int part_add (struct ftl *f, uint64_t pid);
+void part_del (struct ftl *f, uint64_t pid);
+uint64_t part_count_objects (struct ftl *f, uint64_t pid);
+struct ftl_attr *attr_find (struct ftl_object *o, uint32_t page,
+                            uint32_t number);
+int attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
+              const void *val, uint32_t len);
+
+/* ftl_map.c */
+static inline ppa_t map_get (struct ftl *f, struct ftl_object *o, uint32_t lpn)
+{
+  uint32_t c = lpn / f->epc;
+  if (c >= o->nchunks || !o->chunks[c])
+    return PPA_NONE;
+  return o->chunks[c]->ppa[lpn % f->epc];
+}
+int map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa);
+void map_free_all (struct ftl *f, struct ftl_object *o);
+int map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn);
+int dftl_init (struct ftl *f);
+void dftl_fini (struct ftl *f);
+void dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
+                  bool for_write);
+void dftl_forget_object (struct ftl *f, struct ftl_object *o);
+void dftl_flush_dirty (struct ftl *f);
+
+/* ftl_alloc.c: streams, blocks, valid accounting */
+int alloc_init (struct ftl *f);
+void alloc_fini (struct ftl *f);
+int stream_for_write (struct ftl *f, struct ftl_object *o);
+int stream_reserve (struct ftl *f, int s);
+int stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
+                         const void *data, uint32_t owner, ppa_t *out);
+uint32_t alloc_stream_width (struct ftl *f, int role);
+int stream_program_page (struct ftl *f, int s, uint16_t kind,
+                         const void *data, uint32_t used,
+                         uint64_t *page_out);
+int stream_flush (struct ftl *f, int s);
+int streams_flush_all (struct ftl *f);
+void sector_invalidate (struct ftl *f, ppa_t ppa);
+void sector_validate (struct ftl *f, ppa_t ppa, uint32_t owner, uint32_t lpn);
+static inline bool sector_is_valid (const struct ftl *f, ppa_t p)
+{
+  return (f->valid_bits[p >> 6] >> (p & 63)) & 1;
+}
+bool sector_in_buffer (struct ftl *f, ppa_t ppa, const uint8_t **data,
+                       struct oob_entry **ent);
+void block_bucket_remove (struct ftl *f, uint32_t b);
+void block_bucket_insert (struct ftl *f, uint32_t b);
+int block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out);
+void block_make_free (struct ftl *f, uint32_t b);
+void free_heap_push (struct ftl *f, uint32_t die, uint32_t b);
+void streams_patch_object (struct ftl *f, struct ftl_object *o,
+                           uint64_t new_size);
+void streams_release_object (struct ftl *f, struct ftl_object *o);
+
+/* ftl_log.c: meta records */
+enum meta_type
+{
+  META_PART_CREATE = 1, META_PART_REMOVE, META_OBJ_CREATE, META_OBJ_REMOVE,
+  META_PUNCH, META_SETLEN, META_SETATTR, META_COMMIT,
+};
+struct meta_rec
+{
+  uint32_t len;               /* whole record incl. header, 8-aligned */
+  uint16_t type;
+  uint16_t flags;
+  uint64_t seq;
+  uint64_t batch;
+  uint64_t pid, oid;
+  uint64_t a, b;
+  uint64_t time_ns;
+  /* payload follows */
+};
+int log_append (struct ftl *f, uint16_t type, uint64_t pid, uint64_t oid,
+                uint64_t a, uint64_t b, const void *payload, uint32_t plen,
+                uint64_t *seq_out);
+int log_append_raw (struct ftl *f, const struct meta_rec *r);
+int log_flush (struct ftl *f);
+void live_meta_add (struct ftl *f, uint64_t page, uint32_t used);
+void live_meta_remove (struct ftl *f, uint32_t idx);
+void live_meta_kill_all (struct ftl *f);
+
+/* ftl_ops.c: state changes shared by the API, batches and replay */
+int op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
+              const void *buf, size_t len, ftl_error *err);
+int op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
+              bool log, ftl_error *err);
+int op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len,
+                   bool log, ftl_error *err);
+int op_remove (struct ftl *f, struct ftl_object *o, bool log, ftl_error *err);
+int op_create (struct ftl *f, uint64_t pid, uint64_t oid, bool log,
+               struct ftl_object **out, ftl_error *err);
+int op_set_attr (struct ftl *f, struct ftl_object *o, uint32_t page,
+                 uint32_t number, const void *val, uint32_t len, bool log,
+                 ftl_error *err);
+void unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
+                  uint64_t end);
+int read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done);
+uint64_t count_unmapped (struct ftl *f, struct ftl_object *o, uint64_t first,
+                         uint64_t end);
+static inline uint64_t next_seq (struct ftl *f) { return ++f->seq; }
+
+/* ftl_gc.c */
+int gc_foreground (struct ftl *f);
+int gc_collect (struct ftl *f, uint32_t nvictims_max, uint32_t want_free,
+                uint64_t budget_ns);
+int gc_relocate_block (struct ftl *f, uint32_t b, int stream);
+int gc_erase_barrier (struct ftl *f);
+int gc_erase_block (struct ftl *f, uint32_t b);
+uint32_t gc_pick_victim (struct ftl *f);
+
+/* ftl_wear.c */
+void wear_after_erase (struct ftl *f, uint32_t b);
+int wear_static_check (struct ftl *f, uint64_t budget_ns);
+void wear_mark_factory_bad (struct ftl *f, uint32_t permille, uint64_t seed);
+
+/* ftl_checkpoint.c */
+int ckpt_write (struct ftl *f, bool clean, ftl_error *err);
+int ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err);
+int ckpt_maybe (struct ftl *f);
+int sb_write (struct ftl *f, ftl_error *err);
+int sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
+                    char *profile, ftl_error *err);
+int state_write (struct ftl *f, uint32_t mounted);
+int state_read (struct nand_backend *be, uint32_t *mounted);
+
+/* ftl_recovery.c */
+int recovery_rebuild_from_maps (struct ftl *f);
+int recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err);
+
+/* ftl_stats.c */
+void lat_record (struct lat_hist *h, uint64_t ns);
+uint64_t lat_percentile (const struct lat_hist *h, double q);
+
+/* ftl_config.c */
+int timing_for_profile (const char *profile, struct nand_timing *tm,
+                        const struct ftl_config *cfg);
+int ftl_derive (struct ftl *f, ftl_error *err);
+int config_complete (struct ftl_config *cfg, ftl_error *err);
+
+/* ftl.c */
+int ftl_new (const struct ftl_config *cfg, struct ftl **out, ftl_error *err);
+void ftl_free (struct ftl *f);
+
+#endif

@@ -1,0 +1,211 @@
+/* nand_backend_file.c - NAND backend on a sparse image file.
+ *
+ * Layout (nand_file_layout_compute): superblock | mount state | OOB area
+ * (oob_size bytes per page, contiguous so a recovery scan is one
+ * sequential read) | data area (page_size per page) | two checkpoint
+ * slots.  Unwritten areas are holes, so a multi-GiB image costs only what
+ * was written.  Program = pwrite data then pwrite OOB (a page whose OOB is
+ * absent or torn is treated as never programmed); erase = zero the OOB of
+ * the block and punch a hole over its data; sync = fdatasync.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ftl_internal.h"
+
+struct file_backend
+{
+  struct nand_backend be;
+  int fd;
+  struct nand_file_layout lay;
+  uint8_t *zero_oob;          /* pages_per_block * oob_size zeros */
+};
+
+static uint64_t
+align_up (uint64_t v, uint64_t a)
+{
+  return (v + a - 1) / a * a;
+}
+
+void
+nand_file_layout_compute (const struct nand_geometry *g,
+                          struct nand_file_layout *lay)
+{
+  memset (lay, 0, sizeof *lay);
+  lay->sb_off = 0;
+  lay->state_off = 4096;
+  lay->oob_off = 1u << 20;
+  lay->data_off = align_up (lay->oob_off + g->total_pages * g->oob_size,
+                            1u << 20);
+  uint64_t data_end = lay->data_off + g->total_pages * g->page_size;
+  /* A checkpoint holds the mapping (<= 8 bytes per sector with the sparse
+   * chunk encoding), block table and object descriptors; slots are holes
+   * until used, so they are sized generously. */
+  lay->ckpt_slot_size = align_up ((256ull << 20) + g->total_sectors * 12
+                                  + (uint64_t) g->total_blocks * 8, 1u << 20);
+  lay->ckpt_off[0] = align_up (data_end, 1u << 20);
+  lay->ckpt_off[1] = lay->ckpt_off[0] + lay->ckpt_slot_size;
+  lay->file_size = lay->ckpt_off[1] + lay->ckpt_slot_size;
+}
+
+static int
+io_full (int fd, void *buf, size_t len, uint64_t off, bool wr)
+{
+  uint8_t *p = buf;
+  while (len)
+    {
+      ssize_t r = wr ? pwrite (fd, p, len, (off_t) off)
+        : pread (fd, p, len, (off_t) off);
+      if (r < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -errno;
+        }
+      if (r == 0)
+        {
+          if (wr)
+            return -EIO;
+          memset (p, 0, len);  /* past EOF reads as erased */
+          return 0;
+        }
+      p += r;
+      len -= (size_t) r;
+      off += (uint64_t) r;
+    }
+  return 0;
+}
+
+static int
+fb_read_sector (struct nand_backend *be, uint64_t page, uint32_t slot,
+                uint32_t nslots, void *buf)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  uint64_t off = fb->lay.data_off + page * be->geo->page_size
+    + (uint64_t) slot * FTL_SECTOR;
+  return io_full (fb->fd, buf, (size_t) nslots * FTL_SECTOR, off, false);
+}
+
+static int
+fb_read_oob (struct nand_backend *be, uint64_t first, uint64_t n, void *oob)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  return io_full (fb->fd, oob, n * be->geo->oob_size,
+                  fb->lay.oob_off + first * be->geo->oob_size, false);
+}
+
+static int
+fb_program (struct nand_backend *be, uint64_t page, const void *data,
+            const void *oob)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  int r = io_full (fb->fd, (void *) data, be->geo->page_size,
+                   fb->lay.data_off + page * be->geo->page_size, true);
+  if (r == 0)
+    r = io_full (fb->fd, (void *) oob, be->geo->oob_size,
+                 fb->lay.oob_off + page * be->geo->oob_size, true);
+  return r;
+}
+
+static int
+fb_erase (struct nand_backend *be, uint64_t first, uint32_t npages)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  int r = io_full (fb->fd, fb->zero_oob, (size_t) npages * be->geo->oob_size,
+                   fb->lay.oob_off + first * be->geo->oob_size, true);
+  if (r < 0)
+    return r;
+  /* keep the image sparse; failure to punch is harmless */
+  (void) fallocate (fb->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                    (off_t) (fb->lay.data_off + first * be->geo->page_size),
+                    (off_t) ((uint64_t) npages * be->geo->page_size));
+  return 0;
+}
+
+static int
+fb_sync (struct nand_backend *be)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  return fdatasync (fb->fd) < 0 ? -errno : 0;
+}
+
+static int
+fb_sys_read (struct nand_backend *be, uint64_t off, void *buf, size_t len)
+{
+  return io_full (((struct file_backend *) be)->fd, buf, len, off, false);
+}
+
+static int
+fb_sys_write (struct nand_backend *be, uint64_t off, const void *buf,
+              size_t len)
+{
+  return io_full (((struct file_backend *) be)->fd, (void *) buf, len, off,
+                  true);
+}
+
+static void
+fb_close (struct nand_backend *be)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  if (fb->fd >= 0)
+    close (fb->fd);
+  free (fb->zero_oob);
+  free (fb);
+}
+
+static const struct nand_backend_ops file_ops = {
+  .name = "file",
+  .stores_data = true,
+  .persistent = true,
+  .read_sector = fb_read_sector,
+  .read_oob = fb_read_oob,
+  .program = fb_program,
+  .erase = fb_erase,
+  .sync = fb_sync,
+  .sys_read = fb_sys_read,
+  .sys_write = fb_sys_write,
+  .close = fb_close,
+};
+
+int
+nand_backend_file_create (const char *path, const struct nand_geometry *g,
+                          const struct nand_file_layout *lay, bool create,
+                          struct nand_backend **out, ftl_error *err)
+{
+  struct file_backend *fb = calloc (1, sizeof *fb);
+  if (!fb)
+    return ftl_fail (err, -ENOMEM, "out of memory");
+  fb->fd = open (path, create ? O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC
+                 : O_RDWR | O_CLOEXEC, 0644);
+  if (fb->fd < 0)
+    {
+      int e = errno;
+      free (fb);
+      return ftl_fail (err, -e, "cannot open image %s: %s", path,
+                       strerror (e));
+    }
+  fb->be.ops = &file_ops;
+  fb->be.geo = g;
+  if (lay)
+    fb->lay = *lay;
+  if (create && ftruncate (fb->fd, (off_t) lay->file_size) < 0)
+    {
+      int e = errno;
+      fb_close (&fb->be);
+      return ftl_fail (err, -e, "cannot size image %s to %llu bytes: %s",
+                       path, (unsigned long long) lay->file_size,
+                       strerror (e));
+    }
+  if (g)
+    {
+      fb->zero_oob = calloc (g->pages_per_block, g->oob_size);
+      if (!fb->zero_oob)
+        {
+          fb_close (&fb->be);
+          return ftl_fail (err, -ENOMEM, "out of memory");
+        }
+    }
+  *out = &fb->be;
+  return 0;
+}

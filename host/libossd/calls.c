@@ -1,0 +1,779 @@
+/* calls.c - libossd's commands: the generic call, streams, pipelined
+ * calls, and one wrapper per object command. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_internal.h"
+
+int
+ossd_status_errno (int status)
+{
+  switch (status)
+    {
+    case OSSD__STATUS__OK: return 0;
+    case OSSD__STATUS__ERR_NOT_FOUND: return ENOENT;
+    case OSSD__STATUS__ERR_EXISTS: return EEXIST;
+    case OSSD__STATUS__ERR_NO_SPACE: return ENOSPC;
+    case OSSD__STATUS__ERR_NOT_EMPTY: return ENOTEMPTY;
+    case OSSD__STATUS__ERR_VERSION: return ESTALE;
+    case OSSD__STATUS__ERR_INVALID: return EINVAL;
+    case OSSD__STATUS__ERR_BUSY: return EBUSY;
+    case OSSD__STATUS__ERR_TOO_LARGE: return EFBIG;
+    case OSSD__STATUS__ERR_UNSUPPORTED: return ENOTSUP;
+    case OSSD__STATUS__ERR_CANCELLED: return ECANCELED;
+    case OSSD__STATUS__ERR_UNKNOWN_COMMAND: return ENOSYS;
+    case OSSD__STATUS__ERR_VERIFIER: return EPERM;
+    default: return EIO;
+    }
+}
+
+const char *
+ossd_status_name (int status)
+{
+  const ProtobufCEnumValue *v;
+
+  if (status == OSSD_STATUS_TRANSPORT)
+    return "TRANSPORT";
+  v = protobuf_c_enum_descriptor_get_value (&ossd__status__descriptor, status);
+  return v ? v->name : "UNKNOWN";
+}
+
+int
+client_check_status (const Ossd__Response *resp, const char *what,
+                     ossd_error *err)
+{
+  if (resp->status == OSSD__STATUS__OK)
+    return 0;
+  client_set_error (err, resp->status, ossd_status_errno (resp->status),
+                    "%s", resp->reason && *resp->reason ? resp->reason
+                    : ossd_status_name (resp->status));
+  return -ossd_status_errno (resp->status);
+}
+
+/* A first-read size that fits the expected answer in one transfer. */
+size_t
+client_size_hint (const Ossd__Request *req)
+{
+  switch (req->body_case)
+    {
+    case OSSD__REQUEST__BODY_READ:
+      return req->read->length + 64;
+    case OSSD__REQUEST__BODY_SCAN:
+      return 1u << 20;
+    case OSSD__REQUEST__BODY_GET_ATTRIBUTES:
+    case OSSD__REQUEST__BODY_STATS:
+    case OSSD__REQUEST__BODY_KERNEL_LIST:
+      return 16384;
+    default:
+      return 0;
+    }
+}
+
+int
+ossd_call (ossd_t *o, const Ossd__Request *req, Ossd__Response **resp,
+           ossd_error *err)
+{
+  struct client_slot *s = client_slot_get (o, err);
+  uint64_t seq;
+  bool more = false;
+  int r;
+
+  *resp = NULL;
+  if (!s)
+    return -(err && err->errnum ? err->errnum : EBUSY);
+  r = client_send (o, s, req, &seq, err);
+  if (r == 0)
+    r = client_recv (o, s, seq, client_size_hint (req), resp, &more, err);
+  client_slot_put (o, s);
+  if (r == 0)
+    r = client_check_status (*resp, "", err);
+  return r;
+}
+
+int
+ossd_stream_start (ossd_t *o, const Ossd__Request *req, ossd_stream **out,
+                   ossd_error *err)
+{
+  ossd_stream *st = calloc (1, sizeof *st);
+  int r;
+
+  *out = NULL;
+  if (!st)
+    return -ENOMEM;
+  st->o = o;
+  st->slot = client_slot_get (o, err);
+  if (!st->slot)
+    {
+      free (st);
+      return -(err && err->errnum ? err->errnum : EBUSY);
+    }
+  r = client_send (o, st->slot, req, &st->sequence, err);
+  if (r < 0)
+    {
+      client_slot_put (o, st->slot);
+      free (st);
+      return r;
+    }
+  *out = st;
+  return 0;
+}
+
+int
+ossd_stream_next (ossd_stream *st, Ossd__Response **resp, ossd_error *err)
+{
+  bool more = false;
+  int r;
+
+  *resp = NULL;
+  if (st->done)
+    return 0;
+  r = client_recv (st->o, st->slot, st->sequence, 1u << 20, resp, &more, err);
+  if (r < 0)
+    {
+      st->done = true;
+      return r;
+    }
+  if (!more)
+    st->done = true;
+  r = client_check_status (*resp, "", err);
+  if (r < 0)
+    st->done = true;
+  return r;
+}
+
+void
+ossd_stream_close (ossd_stream *st)
+{
+  if (!st)
+    return;
+  if (!st->done)
+    {
+      /* A new request on the slot ends the stream on the drive. */
+      Ossd__Request req = OSSD__REQUEST__INIT;
+      Ossd__Cancel c = OSSD__CANCEL__INIT;
+      Ossd__Response *resp = NULL;
+      uint64_t seq;
+      bool more;
+
+      c.sequence = st->sequence;
+      req.body_case = OSSD__REQUEST__BODY_CANCEL;
+      req.cancel = &c;
+      if (client_send (st->o, st->slot, &req, &seq, NULL) == 0
+          && client_recv (st->o, st->slot, seq, 0, &resp, &more, NULL) == 0)
+        ossd__response__free_unpacked (resp, NULL);
+    }
+  client_slot_put (st->o, st->slot);
+  free (st);
+}
+
+int
+ossd_call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
+                Ossd__Response **resps, ossd_error *err)
+{
+  struct client_slot *slots[64];
+  uint64_t seqs[64];
+  int first = 0;
+
+  for (size_t i = 0; i < n; i++)
+    resps[i] = NULL;
+  /* Batches of as many slots as we may hold: send all, then collect. */
+  for (size_t base = 0; base < n;)
+    {
+      size_t k = 0, batch = n - base;
+      if (batch > o->opts.max_slots)
+        batch = o->opts.max_slots;
+      if (batch > 64)
+        batch = 64;
+      for (; k < batch; k++)
+        {
+          int r;
+          /* Never wait for a second slot while holding one: take what is
+           * free (at least one). */
+          if (k > 0)
+            {
+              bool free_slot = false;
+              pthread_mutex_lock (&o->lock);
+              for (uint32_t j = 0; j < o->n_slots; j++)
+                free_slot |= !o->slots[j].busy;
+              free_slot |= o->n_slots < o->opts.max_slots;
+              pthread_mutex_unlock (&o->lock);
+              if (!free_slot)
+                break;
+            }
+          slots[k] = client_slot_get (o, err);
+          if (!slots[k])
+            break;
+          r = client_send (o, slots[k], reqs[base + k], &seqs[k], err);
+          if (r < 0)
+            {
+              client_slot_put (o, slots[k]);
+              if (!first)
+                first = r;
+              break;
+            }
+        }
+      if (k == 0)
+        return first ? first : -(err && err->errnum ? err->errnum : EBUSY);
+      for (size_t j = 0; j < k; j++)
+        {
+          bool more;
+          int r = client_recv (o, slots[j], seqs[j],
+                               client_size_hint (reqs[base + j]),
+                               &resps[base + j], &more, err);
+          if (r == 0)
+            r = client_check_status (resps[base + j], "", err);
+          if (r < 0 && !first)
+            first = r;
+          client_slot_put (o, slots[j]);
+        }
+      if (first)
+        return first;
+      base += k;
+    }
+  return 0;
+}
+
+/* Run one request and drop the response. */
+static int
+call_simple (ossd_t *o, Ossd__Request *req, ossd_error *err)
+{
+  Ossd__Response *resp = NULL;
+  int r = ossd_call (o, req, &resp, err);
+  if (resp)
+    ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+int
+ossd_format (ossd_t *o, const Ossd__FtlConfig *cfg, uint64_t volume_bytes,
+             ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Format f = OSSD__FORMAT__INIT;
+
+  f.config = (Ossd__FtlConfig *) cfg;
+  f.volume_bytes = volume_bytes;
+  req.body_case = OSSD__REQUEST__BODY_FORMAT;
+  req.format = &f;
+  return call_simple (o, &req, err);
+}
+
+int
+ossd_info (ossd_t *o, Ossd__InfoResult **info, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Info i = OSSD__INFO__INIT;
+  Ossd__Response *resp = NULL;
+  int r;
+
+  *info = NULL;
+  req.body_case = OSSD__REQUEST__BODY_INFO;
+  req.info = &i;
+  r = ossd_call (o, &req, &resp, err);
+  if (r == 0 && resp->body_case == OSSD__RESPONSE__BODY_INFO)
+    {
+      /* Detach the body so the caller frees only it. */
+      *info = resp->info;
+      resp->info = NULL;
+      resp->body_case = OSSD__RESPONSE__BODY__NOT_SET;
+    }
+  if (resp)
+    ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+static int
+flush_scope (ossd_t *o, Ossd__FlushScope scope, uint64_t pid, uint64_t oid,
+             ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Flush f = OSSD__FLUSH__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+
+  id.pid = pid;
+  id.oid = oid;
+  f.scope = scope;
+  f.obj = &id;
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &f;
+  return call_simple (o, &req, err);
+}
+
+int
+ossd_flush (ossd_t *o, ossd_error *err)
+{
+  return flush_scope (o, OSSD__FLUSH_SCOPE__FLUSH_DEVICE, 0, 0, err);
+}
+
+int
+ossd_flush_object (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err)
+{
+  return flush_scope (o, OSSD__FLUSH_SCOPE__FLUSH_OBJECT, pid, oid, err);
+}
+
+int
+ossd_create_partition (ossd_t *o, uint64_t pid, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition c = OSSD__CREATE_PARTITION__INIT;
+
+  c.pid = pid;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &c;
+  return call_simple (o, &req, err);
+}
+
+int
+ossd_remove_partition (ossd_t *o, uint64_t pid, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__RemovePartition c = OSSD__REMOVE_PARTITION__INIT;
+
+  c.pid = pid;
+  req.body_case = OSSD__REQUEST__BODY_REMOVE_PARTITION;
+  req.remove_partition = &c;
+  return call_simple (o, &req, err);
+}
+
+int
+ossd_create (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Create c = OSSD__CREATE__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+
+  id.pid = pid;
+  id.oid = oid;
+  c.obj = &id;
+  c.exclusive = true;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &c;
+  return call_simple (o, &req, err);
+}
+
+int
+ossd_remove (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Remove c = OSSD__REMOVE__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+
+  id.pid = pid;
+  id.oid = oid;
+  c.obj = &id;
+  req.body_case = OSSD__REQUEST__BODY_REMOVE;
+  req.remove = &c;
+  return call_simple (o, &req, err);
+}
+
+/* Payload room per command: a chunk minus the frame and message headers. */
+static size_t
+data_per_command (ossd_t *o)
+{
+  return o->chunk_bytes - OSSD_LBA_SIZE;
+}
+
+int
+ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
+           size_t len, size_t *nread, ossd_error *err)
+{
+  size_t piece = data_per_command (o);
+  size_t n = len ? (len + piece - 1) / piece : 1;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  Ossd__Read *rd = calloc (n, sizeof *rd);
+  Ossd__Request *rq = calloc (n, sizeof *rq);
+  const Ossd__Request **rqp = calloc (n, sizeof *rqp);
+  Ossd__Response **rs = calloc (n, sizeof *rs);
+  size_t total = 0;
+  bool short_read = false;
+  int r = -ENOMEM;
+
+  *nread = 0;
+  if (!rd || !rq || !rqp || !rs)
+    goto out;
+  id.pid = pid;
+  id.oid = oid;
+  for (size_t i = 0; i < n; i++)
+    {
+      ossd__read__init (&rd[i]);
+      rd[i].obj = &id;
+      rd[i].offset = off + i * piece;
+      rd[i].length = len - i * piece < piece ? len - i * piece : piece;
+      ossd__request__init (&rq[i]);
+      rq[i].body_case = OSSD__REQUEST__BODY_READ;
+      rq[i].read = &rd[i];
+      rqp[i] = &rq[i];
+    }
+  r = ossd_call_many (o, rqp, n, rs, err);
+  for (size_t i = 0; r == 0 && i < n; i++)
+    {
+      const Ossd__ReadResult *res = rs[i]->read;
+      if (rs[i]->body_case != OSSD__RESPONSE__BODY_READ)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                            "READ answered without read data");
+          r = -EPROTO;
+          break;
+        }
+      if (short_read)
+        break;
+      memcpy ((uint8_t *) buf + i * piece, res->data.data, res->data.len);
+      total += res->data.len;
+      short_read = res->data.len < rd[i].length;
+    }
+  *nread = total;
+out:
+  for (size_t i = 0; rs && i < n; i++)
+    if (rs[i])
+      ossd__response__free_unpacked (rs[i], NULL);
+  free (rd);
+  free (rq);
+  free (rqp);
+  free (rs);
+  return r;
+}
+
+int
+ossd_write (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off,
+            const void *buf, size_t len, ossd_error *err)
+{
+  size_t piece = data_per_command (o);
+  size_t n = len ? (len + piece - 1) / piece : 1;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  Ossd__Write *wr = calloc (n, sizeof *wr);
+  Ossd__Request *rq = calloc (n, sizeof *rq);
+  const Ossd__Request **rqp = calloc (n, sizeof *rqp);
+  Ossd__Response **rs = calloc (n, sizeof *rs);
+  int r = -ENOMEM;
+
+  if (!wr || !rq || !rqp || !rs)
+    goto out;
+  id.pid = pid;
+  id.oid = oid;
+  for (size_t i = 0; i < n; i++)
+    {
+      ossd__write__init (&wr[i]);
+      wr[i].obj = &id;
+      wr[i].offset = off + i * piece;
+      wr[i].data.data = (uint8_t *) buf + i * piece;
+      wr[i].data.len = len - i * piece < piece ? len - i * piece : piece;
+      ossd__request__init (&rq[i]);
+      rq[i].body_case = OSSD__REQUEST__BODY_WRITE;
+      rq[i].write = &wr[i];
+      rqp[i] = &rq[i];
+    }
+  r = ossd_call_many (o, rqp, n, rs, err);
+out:
+  for (size_t i = 0; rs && i < n; i++)
+    if (rs[i])
+      ossd__response__free_unpacked (rs[i], NULL);
+  free (wr);
+  free (rq);
+  free (rqp);
+  free (rs);
+  return r;
+}
+
+int
+ossd_punch (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off,
+            uint64_t len, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Punch p = OSSD__PUNCH__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+
+  id.pid = pid;
+  id.oid = oid;
+  p.obj = &id;
+  p.offset = off;
+  p.length = len;
+  req.body_case = OSSD__REQUEST__BODY_PUNCH;
+  req.punch = &p;
+  return call_simple (o, &req, err);
+}
+
+int
+ossd_set_length (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t len,
+                 ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__SetLength s = OSSD__SET_LENGTH__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+
+  id.pid = pid;
+  id.oid = oid;
+  s.obj = &id;
+  s.length = len;
+  req.body_case = OSSD__REQUEST__BODY_SET_LENGTH;
+  req.set_length = &s;
+  return call_simple (o, &req, err);
+}
+
+static int
+get_attrs (ossd_t *o, uint64_t pid, uint64_t oid, Ossd__Attribute **which,
+           size_t n_which, Ossd__Response **resp, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__GetAttributes g = OSSD__GET_ATTRIBUTES__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  int r;
+
+  id.pid = pid;
+  id.oid = oid;
+  g.obj = &id;
+  g.which = which;
+  g.n_which = n_which;
+  req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
+  req.get_attributes = &g;
+  r = ossd_call (o, &req, resp, err);
+  if (r == 0 && (*resp)->body_case != OSSD__RESPONSE__BODY_ATTRIBUTES)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                        "GET ATTRIBUTES answered without attributes");
+      r = -EPROTO;
+    }
+  return r;
+}
+
+int
+ossd_stat (ossd_t *o, uint64_t pid, uint64_t oid, struct ossd_object_stat *st,
+           ossd_error *err)
+{
+  Ossd__Attribute none = OSSD__ATTRIBUTE__INIT, *which = &none;
+  Ossd__Response *resp = NULL;
+  int r;
+
+  /* Ask for one attribute that never exists: the reply carries the
+   * object's size and version without listing every attribute. */
+  none.page = 0xffffffffu;
+  none.number = 0xffffffffu;
+  r = get_attrs (o, pid, oid, &which, 1, &resp, err);
+  if (r == 0)
+    {
+      st->size = resp->attributes->size;
+      st->allocated = resp->attributes->allocated;
+      st->version = resp->attributes->version;
+      st->ctime_ns = resp->attributes->ctime_ns;
+      st->mtime_ns = resp->attributes->mtime_ns;
+    }
+  if (resp)
+    ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+int
+ossd_get_attr (ossd_t *o, uint64_t pid, uint64_t oid, uint32_t page,
+               uint32_t number, void *buf, size_t cap, size_t *len,
+               ossd_error *err)
+{
+  Ossd__Attribute a = OSSD__ATTRIBUTE__INIT, *which = &a;
+  Ossd__Response *resp = NULL;
+  int r;
+
+  a.page = page;
+  a.number = number;
+  *len = 0;
+  r = get_attrs (o, pid, oid, &which, 1, &resp, err);
+  if (r == 0)
+    {
+      if (resp->attributes->n_attrs == 0)
+        {
+          client_set_error (err, OSSD__STATUS__ERR_NOT_FOUND, ENOENT,
+                            "object (pid %llu, oid %llu) has no attribute (%u, %u)",
+                            (unsigned long long) pid, (unsigned long long) oid,
+                            page, number);
+          r = -ENOENT;
+        }
+      else
+        {
+          const ProtobufCBinaryData *v = &resp->attributes->attrs[0]->value;
+          *len = v->len;
+          memcpy (buf, v->data, v->len < cap ? v->len : cap);
+        }
+    }
+  if (resp)
+    ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+int
+ossd_set_attr (ossd_t *o, uint64_t pid, uint64_t oid, uint32_t page,
+               uint32_t number, const void *val, size_t len, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__SetAttributes s = OSSD__SET_ATTRIBUTES__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  Ossd__Attribute a = OSSD__ATTRIBUTE__INIT, *ap = &a;
+
+  id.pid = pid;
+  id.oid = oid;
+  a.page = page;
+  a.number = number;
+  a.value.data = (uint8_t *) val;
+  a.value.len = len;
+  s.obj = &id;
+  s.attrs = &ap;
+  s.n_attrs = 1;
+  req.body_case = OSSD__REQUEST__BODY_SET_ATTRIBUTES;
+  req.set_attributes = &s;
+  return call_simple (o, &req, err);
+}
+
+static int
+list_ids (ossd_t *o, Ossd__Request *req, uint64_t *ids, size_t cap,
+          size_t *n, bool *more, ossd_error *err)
+{
+  Ossd__Response *resp = NULL;
+  int r = ossd_call (o, req, &resp, err);
+
+  *n = 0;
+  if (more)
+    *more = false;
+  if (r == 0 && resp->body_case == OSSD__RESPONSE__BODY_IDS)
+    {
+      size_t k = resp->ids->n_ids < cap ? resp->ids->n_ids : cap;
+      memcpy (ids, resp->ids->ids, k * sizeof *ids);
+      *n = k;
+      if (more)
+        *more = resp->ids->more || resp->ids->n_ids > cap;
+    }
+  if (resp)
+    ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+int
+ossd_list (ossd_t *o, uint64_t pid, uint64_t after, uint64_t *oids,
+           size_t cap, size_t *n, bool *more, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__List l = OSSD__LIST__INIT;
+
+  l.pid = pid;
+  l.after = after;
+  l.max = (uint32_t) (cap > 4096 ? 4096 : cap);
+  req.body_case = OSSD__REQUEST__BODY_LIST;
+  req.list = &l;
+  return list_ids (o, &req, oids, cap, n, more, err);
+}
+
+int
+ossd_list_partitions (ossd_t *o, uint64_t after, uint64_t *pids, size_t cap,
+                      size_t *n, bool *more, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__ListPartitions l = OSSD__LIST_PARTITIONS__INIT;
+
+  l.after = after;
+  l.max = (uint32_t) (cap > 4096 ? 4096 : cap);
+  req.body_case = OSSD__REQUEST__BODY_LIST_PARTITIONS;
+  req.list_partitions = &l;
+  return list_ids (o, &req, pids, cap, n, more, err);
+}
+
+int
+ossd_compound (ossd_t *o, Ossd__CompoundOp *const *ops, size_t n,
+               uint32_t *failed_index, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Compound c = OSSD__COMPOUND__INIT;
+
+  c.ops = (Ossd__CompoundOp **) ops;
+  c.n_ops = n;
+  req.body_case = OSSD__REQUEST__BODY_COMPOUND;
+  req.compound = &c;
+  if (failed_index)
+    *failed_index = 0;
+  return call_simple (o, &req, err);
+}
+
+uint64_t
+ossd_volume_bytes (ossd_t *o)
+{
+  return o->ctl.reserved_base * OSSD_LBA_SIZE;
+}
+
+static int
+volume_check (ossd_t *o, size_t len, uint64_t off, ossd_error *err)
+{
+  if (off % OSSD_LBA_SIZE || len % OSSD_LBA_SIZE
+      || off + len > ossd_volume_bytes (o))
+    {
+      client_set_error (err, OSSD__STATUS__ERR_INVALID, EINVAL,
+                        "volume I/O of %zu bytes at %llu: must be LBA-aligned and within the %llu-byte volume",
+                        len, (unsigned long long) off,
+                        (unsigned long long) ossd_volume_bytes (o));
+      return -EINVAL;
+    }
+  return 0;
+}
+
+int
+ossd_volume_pread (ossd_t *o, void *buf, size_t len, uint64_t off,
+                   ossd_error *err)
+{
+  char why[300];
+  int r = volume_check (o, len, off, err);
+  if (r == 0 && (r = o->t->ops->pread (o->t, buf, len, off, why, sizeof why)) < 0)
+    client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+  return r;
+}
+
+int
+ossd_volume_pwrite (ossd_t *o, const void *buf, size_t len, uint64_t off,
+                    ossd_error *err)
+{
+  char why[300];
+  int r = volume_check (o, len, off, err);
+  if (r == 0 && (r = o->t->ops->pwrite (o->t, buf, len, off, why, sizeof why)) < 0)
+    client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+  return r;
+}
+
+int
+ossd_poll_events (ossd_t *o, uint64_t *cursor, Ossd__EventBatch **batch,
+                  ossd_error *err)
+{
+  uint64_t lba = ossd_event_lba (&o->ctl) * OSSD_LBA_SIZE;
+  Ossd__EventAck ack = OSSD__EVENT_ACK__INIT;
+  struct ossd_frame_hdr h = { 0 };
+  const void *chunk;
+  uint8_t *buf;
+  char why[300];
+  int r;
+
+  *batch = NULL;
+  if (posix_memalign ((void **) &buf, OSSD_LBA_SIZE, OSSD_LBA_SIZE))
+    return -ENOMEM;
+  memset (buf, 0, OSSD_LBA_SIZE);
+  ack.seq = *cursor;
+  size_t n = ossd__event_ack__pack (&ack, buf + OSSD_FRAME_HDR_SIZE);
+  h.flags = OSSD_F_FIRST | OSSD_F_LAST | OSSD_F_EVENT;
+  h.nonce = o->nonce;
+  h.total_length = n;
+  ossd_frame_encode (&h, buf + OSSD_FRAME_HDR_SIZE, n, buf, OSSD_LBA_SIZE);
+  r = o->t->ops->pwrite (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
+  if (r == 0)
+    r = o->t->ops->pread (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
+  if (r == 0)
+    r = ossd_frame_decode (buf, OSSD_LBA_SIZE, &h, &chunk, why, sizeof why);
+  if (r < 0)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "events: %s", why);
+      free (buf);
+      return r;
+    }
+  *batch = ossd__event_batch__unpack (NULL, h.chunk_length, chunk);
+  free (buf);
+  if (!*batch)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                        "event window does not hold an ossd.EventBatch");
+      return -EPROTO;
+    }
+  if ((*batch)->n_events)
+    *cursor = (*batch)->events[(*batch)->n_events - 1]->seq;
+  return 0;
+}

@@ -1,0 +1,450 @@
+/* client.c - the host end of the reserved-LBA channel: connecting,
+ * claiming slots (nonce in the request window, verdict in the control
+ * LBA), sending chunked requests and reading responses back chunk by
+ * chunk, re-reading while the drive answers PENDING. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
+
+#include "client_internal.h"
+
+void
+client_set_error (ossd_error *err, int status, int errnum, const char *fmt,
+                  ...)
+{
+  va_list ap;
+
+  if (!err)
+    return;
+  err->status = status;
+  err->errnum = errnum;
+  va_start (ap, fmt);
+  vsnprintf (err->msg, sizeof err->msg, fmt, ap);
+  va_end (ap);
+}
+
+static uint64_t
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static uint64_t
+random_u64 (void)
+{
+  uint64_t v = 0;
+  while (v == 0)
+    if (getrandom (&v, sizeof v, 0) != sizeof v)
+      v = ((uint64_t) getpid () << 32) ^ (uint64_t) now_ms () ^ (uint64_t) clock ();
+  return v;
+}
+
+static int
+read_control (ossd_t *o, struct ossd_control *c, ossd_error *err)
+{
+  char why[300];
+  uint8_t *lba;
+  int r;
+
+  if (posix_memalign ((void **) &lba, OSSD_LBA_SIZE, OSSD_LBA_SIZE))
+    return -ENOMEM;
+  r = o->t->ops->pread (o->t, lba, OSSD_LBA_SIZE,
+                        o->t->size_bytes - OSSD_LBA_SIZE, why, sizeof why);
+  if (r == 0)
+    r = ossd_control_decode (lba, c, why, sizeof why);
+  free (lba);
+  if (r < 0)
+    client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s: %s", o->uri, why);
+  return r;
+}
+
+/* Encode req as frames into the slot's request window. */
+static int
+send_frames (ossd_t *o, struct client_slot *s, const uint8_t *msg,
+             size_t len, uint64_t sequence, ossd_error *err)
+{
+  size_t room = o->chunk_bytes - OSSD_FRAME_HDR_SIZE, off = 0;
+  uint64_t lba = ossd_request_lba (&o->ctl, s->index);
+  char why[300];
+
+  do
+    {
+      struct ossd_frame_hdr h = { 0 };
+      size_t n = len - off < room ? len - off : room;
+      size_t io;
+      int r;
+
+      h.slot = s->index;
+      h.nonce = o->nonce;
+      h.sequence = sequence;
+      h.total_length = len;
+      h.chunk_offset = off;
+      h.flags = (off == 0 ? OSSD_F_FIRST : 0)
+        | (off + n == len ? OSSD_F_LAST : OSSD_F_MORE);
+      io = ossd_frame_encode (&h, msg + off, n, s->buf, o->chunk_bytes);
+      io = (io + OSSD_LBA_SIZE - 1) / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
+      memset (s->buf + OSSD_FRAME_HDR_SIZE + n, 0,
+              io - OSSD_FRAME_HDR_SIZE - n);
+      r = o->t->ops->pwrite (o->t, s->buf, io, lba * OSSD_LBA_SIZE, why,
+                             sizeof why);
+      if (r < 0)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
+                            "sending to slot %u of %s: %s", s->index, o->uri,
+                            why);
+          return r;
+        }
+      off += n;
+    }
+  while (off < len);
+  return 0;
+}
+
+static int
+claim_slot (ossd_t *o, uint32_t *index, ossd_error *err)
+{
+  struct ossd_control c;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Claim claim = OSSD__CLAIM__INIT;
+  uint8_t msg[256];
+  size_t len;
+  struct client_slot tmp = { 0 };
+  uint32_t start;
+  int r;
+
+  r = read_control (o, &c, err);
+  if (r < 0)
+    return r;
+  claim.nonce = o->nonce;
+  claim.max_chunk = o->chunk_bytes;
+  claim.client = (char *) (o->opts.client_name ? o->opts.client_name : "libossd");
+  req.body_case = OSSD__REQUEST__BODY_CLAIM;
+  req.claim = &claim;
+  len = ossd__request__pack (&req, msg);
+  if (posix_memalign ((void **) &tmp.buf, OSSD_LBA_SIZE, o->chunk_bytes))
+    return -ENOMEM;
+  start = (uint32_t) (random_u64 () % c.slot_count);
+  for (uint32_t k = 0; k < c.slot_count; k++)
+    {
+      uint32_t i = (start + k) % c.slot_count;
+      if (c.slot_owner[i] != 0)
+        continue;
+      tmp.index = i;
+      r = send_frames (o, &tmp, msg, len, 0, err);
+      if (r < 0)
+        break;
+      r = read_control (o, &c, err);
+      if (r < 0)
+        break;
+      if (c.slot_owner[i] == o->nonce)
+        {
+          *index = i;
+          free (tmp.buf);
+          return 0;
+        }
+    }
+  free (tmp.buf);
+  if (r == 0)
+    {
+      client_set_error (err, OSSD__STATUS__ERR_BUSY, EBUSY,
+                        "%s: all %u channel slots are claimed by other hosts",
+                        o->uri, c.slot_count);
+      r = -EBUSY;
+    }
+  return r;
+}
+
+struct client_slot *
+client_slot_get (ossd_t *o, ossd_error *err)
+{
+  struct client_slot *s = NULL;
+
+  pthread_mutex_lock (&o->lock);
+  for (;;)
+    {
+      for (uint32_t i = 0; i < o->n_slots; i++)
+        if (!o->slots[i].busy)
+          {
+            s = &o->slots[i];
+            s->busy = true;
+            pthread_mutex_unlock (&o->lock);
+            return s;
+          }
+      if (o->n_slots < o->opts.max_slots && !o->claiming)
+        {
+          uint32_t index;
+          int r;
+
+          o->claiming = true;
+          pthread_mutex_unlock (&o->lock);
+          r = claim_slot (o, &index, err);
+          pthread_mutex_lock (&o->lock);
+          o->claiming = false;
+          pthread_cond_broadcast (&o->cond);
+          if (r < 0)
+            {
+              if (o->n_slots > 0)
+                continue;       /* wait for one of ours instead */
+              pthread_mutex_unlock (&o->lock);
+              return NULL;
+            }
+          s = &o->slots[o->n_slots];
+          s->index = index;
+          s->sequence = random_u64 () >> 16;
+          if (posix_memalign ((void **) &s->buf, OSSD_LBA_SIZE, o->chunk_bytes))
+            {
+              pthread_mutex_unlock (&o->lock);
+              client_set_error (err, OSSD_STATUS_TRANSPORT, ENOMEM, "out of memory");
+              return NULL;
+            }
+          s->busy = true;
+          o->n_slots++;
+          pthread_mutex_unlock (&o->lock);
+          return s;
+        }
+      pthread_cond_wait (&o->cond, &o->lock);
+    }
+}
+
+void
+client_slot_put (ossd_t *o, struct client_slot *s)
+{
+  pthread_mutex_lock (&o->lock);
+  s->busy = false;
+  pthread_cond_broadcast (&o->cond);
+  pthread_mutex_unlock (&o->lock);
+}
+
+int
+client_send (ossd_t *o, struct client_slot *s, const Ossd__Request *req,
+             uint64_t *sequence, ossd_error *err)
+{
+  size_t len = ossd__request__get_packed_size (req);
+  uint8_t stackbuf[4096], *msg = len <= sizeof stackbuf ? stackbuf : malloc (len);
+  int r;
+
+  if (!msg)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, ENOMEM,
+                        "out of memory for a %zu-byte request", len);
+      return -ENOMEM;
+    }
+  ossd__request__pack (req, msg);
+  *sequence = ++s->sequence;
+  r = send_frames (o, s, msg, len, *sequence, err);
+  if (msg != stackbuf)
+    free (msg);
+  return r;
+}
+
+static size_t
+round_lbas (size_t n, size_t cap)
+{
+  n = (n + OSSD_LBA_SIZE - 1) / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
+  return n > cap ? cap : n;
+}
+
+int
+client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
+             size_t size_hint, Ossd__Response **resp, bool *stream_more,
+             ossd_error *err)
+{
+  uint64_t lba = ossd_response_lba (&o->ctl, s->index);
+  uint64_t deadline = now_ms () + o->opts.timeout_ms;
+  struct ossd_reassembly ra;
+  size_t want = round_lbas (size_hint + OSSD_FRAME_HDR_SIZE + 64,
+                            o->chunk_bytes);
+  char why[300];
+  int r;
+
+  *resp = NULL;
+  ossd_reassembly_init (&ra, 1ull << 40);
+  for (;;)
+    {
+      struct ossd_frame_hdr h;
+      const void *chunk;
+
+      r = o->t->ops->pread (o->t, s->buf, want, lba * OSSD_LBA_SIZE, why,
+                            sizeof why);
+      if (r < 0)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
+                            "reading slot %u's response from %s: %s",
+                            s->index, o->uri, why);
+          break;
+        }
+      r = ossd_frame_decode (s->buf, want, &h, &chunk, why, sizeof why);
+      if (r < 0)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                            "bad response frame in slot %u of %s: %s",
+                            s->index, o->uri, why);
+          break;
+        }
+      if (h.flags & OSSD_F_PENDING)
+        {
+          if (now_ms () > deadline)
+            {
+              client_set_error (err, OSSD_STATUS_TRANSPORT, ETIMEDOUT,
+                                "no response from %s in slot %u after %u ms",
+                                o->uri, s->index, o->opts.timeout_ms);
+              r = -ETIMEDOUT;
+              break;
+            }
+          continue;
+        }
+      if (h.sequence != sequence)
+        continue;               /* a stale answer to an abandoned request */
+      r = ossd_reassembly_add (&ra, &h, chunk, why, sizeof why);
+      if (r < 0)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                            "response from %s in slot %u: %s", o->uri,
+                            s->index, why);
+          break;
+        }
+      if (r == 1)
+        {
+          *stream_more = h.flags & OSSD_F_STREAM;
+          *resp = ossd__response__unpack (NULL, ra.total, ra.buf);
+          if (!*resp)
+            {
+              client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                                "response from %s in slot %u (%llu bytes) does not decode as ossd.Response",
+                                o->uri, s->index, (unsigned long long) ra.total);
+              r = -EPROTO;
+            }
+          else
+            r = 0;
+          break;
+        }
+      want = round_lbas (ra.total - ra.have + OSSD_FRAME_HDR_SIZE,
+                         o->chunk_bytes);
+    }
+  ossd_reassembly_free (&ra);
+  return r;
+}
+
+int
+ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
+              ossd_t **out, ossd_error *err)
+{
+  ossd_t *o = calloc (1, sizeof *o);
+  char why[400];
+  int r;
+
+  *out = NULL;
+  if (!o)
+    return -ENOMEM;
+  if (opts)
+    o->opts = *opts;
+  if (o->opts.max_slots == 0)
+    o->opts.max_slots = 4;
+  if (o->opts.timeout_ms == 0)
+    o->opts.timeout_ms = 60000;
+  o->uri = strdup (uri ? uri : "");
+  pthread_mutex_init (&o->lock, NULL);
+  pthread_cond_init (&o->cond, NULL);
+  o->nonce = random_u64 ();
+  r = ossd_transport_open (uri, &o->t, why, sizeof why);
+  if (r < 0)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+      goto fail;
+    }
+  if (o->t->size_bytes < 4 * OSSD_LBA_SIZE)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, ENODEV,
+                        "%s is %llu bytes: too small to be an ossd drive",
+                        uri, (unsigned long long) o->t->size_bytes);
+      r = -ENODEV;
+      goto fail;
+    }
+  r = read_control (o, &o->ctl, err);
+  if (r < 0)
+    goto fail;
+  if (o->ctl.total_lbas * OSSD_LBA_SIZE != o->t->size_bytes)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EINVAL,
+                        "%s: control block says %llu LBAs but the device has %llu bytes",
+                        uri, (unsigned long long) o->ctl.total_lbas,
+                        (unsigned long long) o->t->size_bytes);
+      r = -EINVAL;
+      goto fail;
+    }
+  o->chunk_bytes = o->ctl.window_lbas * OSSD_LBA_SIZE;
+  if (o->t->max_transfer && o->chunk_bytes > o->t->max_transfer)
+    o->chunk_bytes = o->t->max_transfer / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
+  if (o->opts.max_chunk && o->chunk_bytes > o->opts.max_chunk)
+    o->chunk_bytes = o->opts.max_chunk / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
+  if (o->chunk_bytes < OSSD_LBA_SIZE)
+    o->chunk_bytes = OSSD_LBA_SIZE;
+  if (o->opts.max_slots > o->ctl.slot_count)
+    o->opts.max_slots = o->ctl.slot_count;
+  o->slots = calloc (o->opts.max_slots, sizeof *o->slots);
+  if (!o->slots)
+    {
+      r = -ENOMEM;
+      goto fail;
+    }
+  /* Claim the first slot now so a busy drive fails at connect time. */
+  {
+    struct client_slot *s = client_slot_get (o, err);
+    if (!s)
+      {
+        r = -(err && err->errnum ? err->errnum : EBUSY);
+        goto fail;
+      }
+    client_slot_put (o, s);
+  }
+  *out = o;
+  return 0;
+fail:
+  ossd_disconnect (o);
+  return r;
+}
+
+void
+ossd_disconnect (ossd_t *o)
+{
+  if (!o)
+    return;
+  if (o->t)
+    {
+      Ossd__Request req = OSSD__REQUEST__INIT;
+      Ossd__Release rel = OSSD__RELEASE__INIT;
+      uint64_t seq;
+
+      req.body_case = OSSD__REQUEST__BODY_RELEASE;
+      req.release = &rel;
+      for (uint32_t i = 0; i < o->n_slots; i++)
+        client_send (o, &o->slots[i], &req, &seq, NULL);
+      ossd_transport_close (o->t);
+    }
+  for (uint32_t i = 0; i < o->n_slots; i++)
+    free (o->slots[i].buf);
+  free (o->slots);
+  free (o->uri);
+  pthread_mutex_destroy (&o->lock);
+  pthread_cond_destroy (&o->cond);
+  free (o);
+}
+
+const struct ossd_control *
+ossd_control_block (ossd_t *o)
+{
+  return &o->ctl;
+}
+
+const char *
+ossd_uri (ossd_t *o)
+{
+  return o->uri;
+}

@@ -1,0 +1,58 @@
+/* client_internal.h - state of a libossd connection (not installed). */
+#ifndef OSSD_CLIENT_INTERNAL_H
+#define OSSD_CLIENT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "libossd.h"
+#include "ossd_transport.h"
+
+struct client_slot
+{
+  uint32_t index;              /* drive slot number */
+  uint64_t sequence;
+  uint8_t *buf;                /* one window, LBA-aligned */
+  bool busy;
+};
+
+struct ossd
+{
+  struct ossd_transport *t;
+  char *uri;
+  struct ossd_control ctl;
+  uint64_t nonce;
+  uint32_t chunk_bytes;        /* largest window read/write we issue */
+  struct ossd_connect_opts opts;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  struct client_slot *slots;   /* claimed slots */
+  uint32_t n_slots;
+  bool claiming;
+};
+
+struct ossd_stream
+{
+  ossd_t *o;
+  struct client_slot *slot;
+  uint64_t sequence;
+  bool done;
+};
+
+void client_set_error (ossd_error *err, int status, int errnum,
+                       const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+struct client_slot *client_slot_get (ossd_t *o, ossd_error *err);
+void client_slot_put (ossd_t *o, struct client_slot *s);
+int client_send (ossd_t *o, struct client_slot *s, const Ossd__Request *req,
+                 uint64_t *sequence, ossd_error *err);
+/* Receive one response message for `sequence`; *stream_more tells whether
+ * more messages follow.  size_hint: expected size (first read size). */
+int client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                 size_t size_hint, Ossd__Response **resp, bool *stream_more,
+                 ossd_error *err);
+size_t client_size_hint (const Ossd__Request *req);
+int client_check_status (const Ossd__Response *resp, const char *what,
+                         ossd_error *err);
+
+#endif

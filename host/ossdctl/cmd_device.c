@@ -1,0 +1,344 @@
+/* cmd_device.c - `ossdctl device start|stop|status`: run the emulated
+ * drive as an nbdkit process on a Unix socket, with a pidfile and a log
+ * in the run directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ossdctl.h"
+
+struct device_paths
+{
+  char rundir[PATH_MAX], sock[PATH_MAX], pidfile[PATH_MAX], log[PATH_MAX];
+};
+
+static void
+paths_init (struct device_paths *p, const char *rundir, const char *sock)
+{
+  snprintf (p->rundir, sizeof p->rundir, "%s", rundir ? rundir : ctl_rundir ());
+  if (sock)
+    snprintf (p->sock, sizeof p->sock, "%s", sock);
+  else
+    snprintf (p->sock, sizeof p->sock, "%s/ossd.sock", p->rundir);
+  snprintf (p->pidfile, sizeof p->pidfile, "%s/ossd.pid", p->rundir);
+  snprintf (p->log, sizeof p->log, "%s/nbdkit.log", p->rundir);
+}
+
+static pid_t
+read_pid (const struct device_paths *p)
+{
+  FILE *f = fopen (p->pidfile, "r");
+  long pid = 0;
+
+  if (!f)
+    return 0;
+  if (fscanf (f, "%ld", &pid) != 1)
+    pid = 0;
+  fclose (f);
+  if (pid > 0 && kill ((pid_t) pid, 0) == 0)
+    return (pid_t) pid;
+  return 0;
+}
+
+static void
+plugin_path (char *out, size_t len)
+{
+  const char *env = getenv ("OSSD_NBDKIT_PLUGIN");
+  char self[PATH_MAX];
+  ssize_t n;
+
+  if (env && *env)
+    {
+      snprintf (out, len, "%s", env);
+      return;
+    }
+  n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0)
+    {
+      self[n] = '\0';
+      char *slash = strrchr (self, '/');
+      if (slash)
+        *slash = '\0';
+      snprintf (out, len, "%s/nbdkit-ossd-plugin.so", self);
+    }
+  else
+    snprintf (out, len, "nbdkit-ossd-plugin.so");
+}
+
+static void
+print_log_tail (const char *log)
+{
+  char cmd[PATH_MAX + 32];
+  snprintf (cmd, sizeof cmd, "tail -n 15 '%s' >&2", log);
+  if (system (cmd) != 0)
+    fprintf (stderr, "(no log at %s)\n", log);
+}
+
+static int
+device_start (struct ctl *c, int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "image", required_argument, NULL, 'i' },
+    { "size", required_argument, NULL, 's' },
+    { "volume", required_argument, NULL, 'v' },
+    { "profile", required_argument, NULL, 'P' },
+    { "socket", required_argument, NULL, 'S' },
+    { "rundir", required_argument, NULL, 'r' },
+    { "format", no_argument, NULL, 'f' },
+    { "json", no_argument, NULL, 'j' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *image = NULL, *size = NULL, *volume = NULL, *profile = NULL;
+  const char *sock = NULL, *rundir = NULL;
+  bool format = false;
+  struct device_paths p;
+  char plugin[PATH_MAX], *args[64];
+  int opt, na = 0;
+  pid_t pid;
+
+  optind = 1;
+  while ((opt = getopt_long (argc + 1, argv - 1, "i:s:v:P:S:r:fj", longopts, NULL)) != -1)
+    switch (opt)
+      {
+      case 'i': image = optarg; break;
+      case 's': size = optarg; break;
+      case 'v': volume = optarg; break;
+      case 'P': profile = optarg; break;
+      case 'S': sock = optarg; break;
+      case 'r': rundir = optarg; break;
+      case 'f': format = true; break;
+      case 'j': break;
+      default: return 2;
+      }
+  if (!image)
+    {
+      fprintf (stderr, "ossdctl device start: --image FILE is required (ram: for a RAM drive)\n");
+      return 2;
+    }
+  paths_init (&p, rundir, sock);
+  if (mkdir (p.rundir, 0755) < 0 && errno != EEXIST)
+    {
+      fprintf (stderr, "ossdctl: cannot create run directory %s: %s\n",
+               p.rundir, strerror (errno));
+      return 1;
+    }
+  if ((pid = read_pid (&p)) > 0)
+    {
+      fprintf (stderr, "ossdctl: a drive is already running in %s (pid %d); stop it first\n",
+               p.rundir, (int) pid);
+      return 1;
+    }
+  unlink (p.sock);
+  plugin_path (plugin, sizeof plugin);
+  if (access (plugin, R_OK) < 0)
+    {
+      fprintf (stderr, "ossdctl: nbdkit plugin %s not found (set OSSD_NBDKIT_PLUGIN)\n", plugin);
+      return 1;
+    }
+
+  static char kv[8][PATH_MAX + 16];
+  /* nbdkit forks into the background itself (a foreground nbdkit exits
+   * with the process that started it) and writes its pidfile. */
+  args[na++] = "nbdkit";
+  args[na++] = "--log=stderr";
+  args[na++] = "-P";
+  args[na++] = p.pidfile;
+  args[na++] = "-U";
+  args[na++] = p.sock;
+  args[na++] = "--threads";
+  args[na++] = "32";
+  args[na++] = plugin;
+  snprintf (kv[0], sizeof kv[0], "image=%s", image);
+  args[na++] = kv[0];
+  args[na++] = "create=true";
+  if (format)
+    args[na++] = "format=true";
+  if (size)
+    {
+      snprintf (kv[1], sizeof kv[1], "size=%s", size);
+      args[na++] = kv[1];
+    }
+  if (volume)
+    {
+      snprintf (kv[2], sizeof kv[2], "volume=%s", volume);
+      args[na++] = kv[2];
+    }
+  if (profile)
+    {
+      snprintf (kv[3], sizeof kv[3], "profile=%s", profile);
+      args[na++] = kv[3];
+    }
+  /* Extra plugin parameters after "--". */
+  for (int i = optind; i <= argc && na < 62; i++)
+    if (argv[i - 1] && strcmp (argv[i - 1], "--") != 0)
+      args[na++] = argv[i - 1];
+  args[na] = NULL;
+
+  pid = fork ();
+  if (pid < 0)
+    {
+      perror ("ossdctl: fork");
+      return 1;
+    }
+  if (pid == 0)
+    {
+      int fd = open (p.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+      setsid ();
+      if (fd >= 0)
+        {
+          dup2 (fd, STDOUT_FILENO);
+          dup2 (fd, STDERR_FILENO);
+          close (fd);
+        }
+      fd = open ("/dev/null", O_RDONLY);
+      if (fd >= 0)
+        dup2 (fd, STDIN_FILENO);
+      execvp ("nbdkit", args);
+      fprintf (stderr, "exec nbdkit: %s\n", strerror (errno));
+      _exit (127);
+    }
+  /* The first process exits once the server has forked and bound. */
+  {
+    int status = 0;
+    waitpid (pid, &status, 0);
+    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+      {
+        fprintf (stderr, "ossdctl: the drive (nbdkit) failed to start; its log %s says:\n", p.log);
+        print_log_tail (p.log);
+        return 1;
+      }
+  }
+  /* Ready when the socket answers as an ossd drive. */
+  char uri[PATH_MAX + 32];
+  snprintf (uri, sizeof uri, "nbd+unix:///?socket=%s", p.sock);
+  for (int tries = 0; tries < 300; tries++)
+    {
+      pid = read_pid (&p);
+      if (pid <= 0 && tries > 20)
+        {
+          fprintf (stderr, "ossdctl: the drive (nbdkit) exited during start-up; its log %s says:\n", p.log);
+          print_log_tail (p.log);
+          return 1;
+        }
+      if (pid > 0 && access (p.sock, F_OK) == 0)
+        {
+          struct ossd_connect_opts o = { .client_name = "ossdctl-start" };
+          ossd_error err;
+          ossd_t *h;
+          if (ossd_connect (uri, &o, &h, &err) == 0)
+            {
+              ossd_disconnect (h);
+              if (c->json)
+                {
+                  printf ("{\"pid\": %d, \"device\": ", (int) pid);
+                  json_string (stdout, uri);
+                  printf (", \"log\": ");
+                  json_string (stdout, p.log);
+                  printf ("}\n");
+                }
+              else
+                printf ("drive started: pid %d, device %s, log %s\n",
+                        (int) pid, uri, p.log);
+              return 0;
+            }
+        }
+      usleep (50000);
+    }
+  fprintf (stderr, "ossdctl: the drive did not answer on %s within 15 s; log %s:\n",
+           p.sock, p.log);
+  print_log_tail (p.log);
+  return 1;
+}
+
+static int
+device_stop (struct ctl *c, int argc, char **argv)
+{
+  const char *rundir = NULL;
+  struct device_paths p;
+  pid_t pid;
+
+  for (int i = 0; i < argc; i++)
+    if (strcmp (argv[i], "--rundir") == 0 && i + 1 < argc)
+      rundir = argv[++i];
+  paths_init (&p, rundir, NULL);
+  pid = read_pid (&p);
+  if (pid <= 0)
+    {
+      fprintf (stderr, "ossdctl: no drive running in %s\n", p.rundir);
+      unlink (p.pidfile);
+      return 1;
+    }
+  kill (pid, SIGTERM);
+  for (int i = 0; i < 600 && kill (pid, 0) == 0; i++)
+    {
+      waitpid (pid, NULL, WNOHANG);
+      usleep (50000);
+    }
+  if (kill (pid, 0) == 0)
+    {
+      fprintf (stderr, "ossdctl: drive pid %d did not stop within 30 s\n", (int) pid);
+      return 1;
+    }
+  unlink (p.pidfile);
+  unlink (p.sock);
+  if (!c->json)
+    printf ("drive stopped (pid %d)\n", (int) pid);
+  else
+    printf ("{\"stopped\": %d}\n", (int) pid);
+  return 0;
+}
+
+static int
+device_status (struct ctl *c, int argc, char **argv)
+{
+  const char *rundir = NULL;
+  struct device_paths p;
+  pid_t pid;
+
+  for (int i = 0; i < argc; i++)
+    if (strcmp (argv[i], "--rundir") == 0 && i + 1 < argc)
+      rundir = argv[++i];
+  paths_init (&p, rundir, NULL);
+  pid = read_pid (&p);
+  if (c->json)
+    {
+      printf ("{\"running\": %s, \"pid\": %d, \"socket\": ", pid > 0 ? "true" : "false",
+              (int) pid);
+      json_string (stdout, p.sock);
+      printf (", \"log\": ");
+      json_string (stdout, p.log);
+      printf ("}\n");
+    }
+  else if (pid > 0)
+    printf ("running: pid %d, socket %s, log %s\n", (int) pid, p.sock, p.log);
+  else
+    printf ("not running (run directory %s)\n", p.rundir);
+  return pid > 0 ? 0 : 3;
+}
+
+int
+cmd_device (struct ctl *c, int argc, char **argv)
+{
+  if (argc < 1)
+    {
+      fprintf (stderr, "usage: ossdctl device start|stop|status ...\n");
+      return 2;
+    }
+  if (strcmp (argv[0], "start") == 0)
+    return device_start (c, argc - 1, argv + 1);
+  if (strcmp (argv[0], "stop") == 0)
+    return device_stop (c, argc - 1, argv + 1);
+  if (strcmp (argv[0], "status") == 0)
+    return device_status (c, argc - 1, argv + 1);
+  fprintf (stderr, "ossdctl device: unknown subcommand '%s' (start, stop, status)\n", argv[0]);
+  return 2;
+}

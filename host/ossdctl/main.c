@@ -1,0 +1,107 @@
+/* main.c - ossdctl: manage a pg_ossd drive from the command line.
+ * Global options, the command table and --help. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossdctl.h"
+
+static const char usage[] =
+  "usage: ossdctl [--device URI] [--json] [--progress] COMMAND [ARGS]\n"
+  "\n"
+  "Drive process (emulated drive served by nbdkit on a Unix socket):\n"
+  "  device start --image FILE [--size SIZE] [--volume SIZE] [--profile NAME]\n"
+  "               [--socket PATH] [--rundir DIR] [--format] [-- NBDKIT-PARAMS...]\n"
+  "  device stop [--rundir DIR]          stop it (flushes the FTL)\n"
+  "  device status [--rundir DIR]        is it running, and where\n"
+  "\n"
+  "Drive:\n"
+  "  format [--size SIZE] [--profile NAME] [--mapping ram|dftl|dftl-split]\n"
+  "         [--alloc unified|index-data|per-object] [--gc greedy|cost-benefit]\n"
+  "  info                                geometry, capacity, channel layout\n"
+  "  stats [--reset]                     FTL and channel statistics\n"
+  "  fsck                                check every FTL invariant\n"
+  "  events [--follow]                   drive events (GC, wear, kernels, slots)\n"
+  "  partition create PID | rm PID | ls\n"
+  "\n"
+  "Objects (OBJ is PID:OID):\n"
+  "  put FILE OBJ [--offset N]           store a local file ('-' = stdin)\n"
+  "  get OBJ FILE                        read an object ('-' = stdout)\n"
+  "  ls PID                              list objects of a partition\n"
+  "  stat OBJ                            size, version, times\n"
+  "  rm OBJ                              remove an object\n"
+  "  attr get OBJ PAGE NUMBER | attr set OBJ PAGE NUMBER VALUE | attr ls OBJ\n"
+  "\n"
+  "Options:\n"
+  "  --device URI   nbd+unix:///?socket=PATH, nbd://HOST:PORT, file:PATH,\n"
+  "                 inproc:IMAGE, sg:/dev/sgN, nvme:/dev/nvmeXnY\n"
+  "                 (default: $OSSD_DEVICE, else the socket in $OSSD_RUNDIR or /run/ossd)\n"
+  "  --json         machine-readable output for read-outs\n"
+  "  --progress     always draw a progress bar for put/get\n"
+  "  --help         this text (also: ossdctl COMMAND --help)\n";
+
+struct command
+{
+  const char *name;
+  int (*fn) (struct ctl *, int, char **);
+};
+
+static const struct command commands[] = {
+  { "device", cmd_device }, { "format", cmd_format }, { "info", cmd_info },
+  { "stats", cmd_stats }, { "fsck", cmd_fsck }, { "events", cmd_events },
+  { "partition", cmd_partition }, { "put", cmd_put }, { "get", cmd_get },
+  { "ls", cmd_ls }, { "rm", cmd_rm }, { "stat", cmd_stat },
+  { "attr", cmd_attr },
+};
+
+int
+main (int argc, char **argv)
+{
+  struct ctl c = { .device = NULL };
+  static const struct option longopts[] = {
+    { "device", required_argument, NULL, 'd' },
+    { "json", no_argument, NULL, 'j' },
+    { "progress", no_argument, NULL, 'p' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  int opt;
+
+  /* Stop at the first non-option: the command parses its own options. */
+  while ((opt = getopt_long (argc, argv, "+d:jph", longopts, NULL)) != -1)
+    switch (opt)
+      {
+      case 'd': c.device = optarg; break;
+      case 'j': c.json = true; break;
+      case 'p': c.progress = true; break;
+      case 'h': fputs (usage, stdout); return 0;
+      default: fputs (usage, stderr); return 2;
+      }
+  if (!c.device)
+    c.device = ctl_default_device ();
+  if (optind >= argc)
+    {
+      fputs (usage, stderr);
+      return 2;
+    }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp (argv[optind], commands[i].name) == 0)
+      {
+        for (int k = optind + 1; k < argc; k++)
+          {
+            if (strcmp (argv[k], "--") == 0)
+              break;
+            if (strcmp (argv[k], "--help") == 0 || strcmp (argv[k], "-h") == 0)
+              {
+                fputs (usage, stdout);
+                return 0;
+              }
+            if (strcmp (argv[k], "--json") == 0)
+              c.json = true;
+          }
+        return commands[i].fn (&c, argc - optind - 1, argv + optind + 1);
+      }
+  fprintf (stderr, "ossdctl: unknown command '%s'\n\n%s", argv[optind], usage);
+  return 2;
+}

@@ -1,0 +1,59 @@
+/* ossdctl.h - shared declarations of the ossdctl command-line tool. */
+#ifndef OSSDCTL_H
+#define OSSDCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libossd.h"
+
+struct ctl
+{
+  const char *device;          /* URI */
+  bool json;
+  bool progress;               /* force a progress bar */
+  bool quiet;
+};
+
+/* Each command: argc/argv after the command word(s); returns exit code. */
+int cmd_device (struct ctl *c, int argc, char **argv);
+int cmd_format (struct ctl *c, int argc, char **argv);
+int cmd_info (struct ctl *c, int argc, char **argv);
+int cmd_stats (struct ctl *c, int argc, char **argv);
+int cmd_fsck (struct ctl *c, int argc, char **argv);
+int cmd_partition (struct ctl *c, int argc, char **argv);
+int cmd_events (struct ctl *c, int argc, char **argv);
+int cmd_put (struct ctl *c, int argc, char **argv);
+int cmd_get (struct ctl *c, int argc, char **argv);
+int cmd_ls (struct ctl *c, int argc, char **argv);
+int cmd_rm (struct ctl *c, int argc, char **argv);
+int cmd_stat (struct ctl *c, int argc, char **argv);
+int cmd_attr (struct ctl *c, int argc, char **argv);
+
+/* output.c */
+void json_string (FILE *f, const char *s);
+void json_bytes_as_string (FILE *f, const uint8_t *p, size_t n);
+struct progress
+{
+  const char *label;
+  uint64_t total, done;
+  bool enabled;
+  double started;
+  double last_draw;
+};
+void progress_start (struct progress *p, const char *label, uint64_t total,
+                     bool force);
+void progress_update (struct progress *p, uint64_t done);
+void progress_finish (struct progress *p);
+double now_seconds (void);
+int parse_size (const char *s, uint64_t *out);
+int parse_object (const char *s, uint64_t *pid, uint64_t *oid);
+
+/* common.c */
+ossd_t *ctl_connect (struct ctl *c);
+int ctl_fail (const char *what, const ossd_error *err);
+const char *ctl_default_device (void);
+const char *ctl_rundir (void);
+
+#endif

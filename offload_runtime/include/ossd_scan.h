@@ -1,0 +1,678 @@
+/* ossd_scan.h - the heap-page scan engine: request, result chunks, packed
+ * result formats (with inline readers), and the PostgreSQL 15 on-disk
+ * layout the engine parses.
+ *
+ * Owns: the C form of the SCAN request (mirrors `message Scan` of
+ * proto/ossd.proto), the result-chunk sink contract, the packed row /
+ * host row / partial group formats.  The readers at the end are static
+ * inline so pg_ossd and the device can decode chunks without linking
+ * libossd_rt.a.
+ *
+ * The engine never includes PostgreSQL headers: it runs in the drive.  The
+ * layouts it needs are re-declared here, each citing the PostgreSQL 15
+ * source file that defines it.  Everything assumes a 64-bit little-endian
+ * build of PostgreSQL with BLCKSZ 8192 and MAXIMUM_ALIGNOF 8 (the only
+ * configuration pg_ossd supports).
+ *
+ * ---------------------------------------------------------------------
+ * Scan semantics, in order, per line pointer of every requested block:
+ *   1. page checks (header, every line pointer, every tuple header); a
+ *      page failing them is handed back whole (OSSD_HB_*), never parsed.
+ *   2. LP_UNUSED / LP_DEAD / LP_REDIRECT are skipped (see heap_page.c:
+ *      a redirect only names the HOT chain member, which is reached
+ *      through its own LP_NORMAL slot, so following it would count the
+ *      member twice).
+ *   3. MVCC rule of DESIGN.md: the tuple counts only if its xmin is
+ *      frozen (both HEAP_XMIN_COMMITTED and HEAP_XMIN_INVALID) or its raw
+ *      xmin precedes snapshot_xmin (modulo-2^32, XIDs < 3 always
+ *      precede) and HEAP_XMIN_INVALID alone is not set.  xmax is ignored.
+ *   4. referenced attributes are deformed (only up to the highest one).
+ *   5. the filter kernel runs on the bound columns (ctx->col[i] = heap
+ *      attribute bind[i]); SKIP drops the row, TO_HOST hands it back.
+ *   6. output columns: the map kernel's out[] (typed by `outputs`), or,
+ *      without a map kernel, the projected heap attributes as stored.
+ *   7. rows mode (no aggregates, no group-by): one packed row per match,
+ *      until `limit` rows were produced.  Aggregate mode: the output
+ *      columns feed group keys and aggregate inputs.
+ * A row the drive cannot decide exactly (compressed or external value in a
+ * referenced column, numeric out of 128-bit range, kernel TO_HOST, group
+ * table full, malformed attribute data) is handed back as a host row: the
+ * raw tuple bytes and its TID.  Every host row already satisfies the MVCC
+ * rule; the host evaluates quals, projection and aggregation on it with
+ * PostgreSQL's own code.
+ */
+#ifndef OSSD_SCAN_H
+#define OSSD_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ossd_kernel.h"
+
+/* =====================================================================
+ * PostgreSQL 15 on-disk layout (re-declared, not copied)
+ * ===================================================================== */
+
+/* src/include/pg_config.h (BLCKSZ), src/include/storage/bufpage.h
+ * (PG_PAGE_LAYOUT_VERSION, PageHeaderData, PD_VALID_FLAG_BITS). */
+#define OSSD_PG_BLCKSZ 8192
+#define OSSD_PG_PAGE_LAYOUT_VERSION 4
+#define OSSD_PG_MAXALIGN 8
+#define OSSD_PG_PD_VALID_FLAG_BITS 0x0007
+
+struct ossd_pg_page_header
+{
+  uint32_t pd_lsn_xlogid;      /* PageXLogRecPtr, high half */
+  uint32_t pd_lsn_xrecoff;     /* low half */
+  uint16_t pd_checksum;
+  uint16_t pd_flags;
+  uint16_t pd_lower;           /* end of line pointer array */
+  uint16_t pd_upper;           /* start of tuple space */
+  uint16_t pd_special;         /* start of special space (= BLCKSZ for heap) */
+  uint16_t pd_pagesize_version; /* page size | layout version */
+  uint32_t pd_prune_xid;
+  /* ItemIdData pd_linp[] follows at byte 24 */
+};
+#define OSSD_PG_PAGE_HEADER_SIZE 24
+
+/* src/include/storage/itemid.h: ItemIdData is a 32-bit word of bit fields
+ * lp_off:15, lp_flags:2, lp_len:15; with gcc on little-endian they are
+ * allocated from the least significant bit. */
+#define OSSD_PG_LP_UNUSED   0
+#define OSSD_PG_LP_NORMAL   1
+#define OSSD_PG_LP_REDIRECT 2
+#define OSSD_PG_LP_DEAD     3
+static inline unsigned ossd_pg_lp_off (uint32_t w) { return w & 0x7fffu; }
+static inline unsigned ossd_pg_lp_flags (uint32_t w) { return (w >> 15) & 3u; }
+static inline unsigned ossd_pg_lp_len (uint32_t w) { return w >> 17; }
+
+/* src/include/access/htup_details.h: HeapTupleHeaderData (heap tuple form:
+ * t_xmin, t_xmax, t_cid/t_xvac, t_ctid (6 bytes), t_infomask2, t_infomask,
+ * t_hoff, t_bits[]).  Byte offsets: */
+#define OSSD_PG_HT_XMIN       0
+#define OSSD_PG_HT_XMAX       4
+#define OSSD_PG_HT_FIELD3     8
+#define OSSD_PG_HT_CTID      12
+#define OSSD_PG_HT_INFOMASK2 18
+#define OSSD_PG_HT_INFOMASK  20
+#define OSSD_PG_HT_HOFF      22
+#define OSSD_PG_HT_BITS      23   /* SizeofHeapTupleHeader */
+#define OSSD_PG_MAX_ATTRS  1600   /* MaxHeapAttributeNumber, htup_details.h */
+
+/* t_infomask bits (htup_details.h) */
+#define OSSD_PG_HEAP_HASNULL         0x0001
+#define OSSD_PG_HEAP_HASVARWIDTH     0x0002
+#define OSSD_PG_HEAP_HASEXTERNAL     0x0004
+#define OSSD_PG_HEAP_HASOID_OLD      0x0008
+#define OSSD_PG_HEAP_XMIN_COMMITTED  0x0100
+#define OSSD_PG_HEAP_XMIN_INVALID    0x0200
+#define OSSD_PG_HEAP_XMIN_FROZEN     (OSSD_PG_HEAP_XMIN_COMMITTED | OSSD_PG_HEAP_XMIN_INVALID)
+#define OSSD_PG_HEAP_MOVED_OFF       0x4000
+#define OSSD_PG_HEAP_MOVED_IN        0x8000
+#define OSSD_PG_HEAP_MOVED           (OSSD_PG_HEAP_MOVED_OFF | OSSD_PG_HEAP_MOVED_IN)
+/* t_infomask2 bits (htup_details.h) */
+#define OSSD_PG_HEAP_NATTS_MASK      0x07FF
+#define OSSD_PG_HEAP_HOT_UPDATED     0x4000
+#define OSSD_PG_HEAP_ONLY_TUPLE      0x8000
+
+/* src/include/access/transam.h: InvalidTransactionId 0, Bootstrap 1,
+ * Frozen 2, FirstNormalTransactionId 3. */
+#define OSSD_PG_FIRST_NORMAL_XID 3u
+
+/* src/include/postgres.h (PG15; moved to varatt.h in PG16), little-endian
+ * varlena headers: first byte xxxxxx00 = 4-byte header uncompressed,
+ * xxxxxx10 = 4-byte header compressed inline, 00000001 = 1-byte external
+ * (TOAST pointer, second byte = vartag), xxxxxxx1 = 1-byte header short
+ * value.  A 4-byte header's length is (word >> 2); a 1-byte header's is
+ * (byte >> 1); both include the header.  An external datum is
+ * 2 + sizeof payload bytes: vartag 18 (VARTAG_ONDISK) has a 16-byte
+ * varatt_external, 1 (INDIRECT) and 2/3 (EXPANDED) hold a pointer. */
+#define OSSD_PG_VARTAG_INDIRECT   1
+#define OSSD_PG_VARTAG_EXPANDED_RO 2
+#define OSSD_PG_VARTAG_EXPANDED_RW 3
+#define OSSD_PG_VARTAG_ONDISK    18
+
+/* src/include/catalog/pg_type.dat: type OIDs the engine knows by value. */
+enum ossd_pg_type_oid
+{
+  OSSD_PG_BOOLOID = 16, OSSD_PG_BYTEAOID = 17, OSSD_PG_CHAROID = 18,
+  OSSD_PG_NAMEOID = 19, OSSD_PG_INT8OID = 20, OSSD_PG_INT2OID = 21,
+  OSSD_PG_INT4OID = 23, OSSD_PG_TEXTOID = 25, OSSD_PG_OIDOID = 26,
+  OSSD_PG_FLOAT4OID = 700, OSSD_PG_FLOAT8OID = 701,
+  OSSD_PG_BPCHAROID = 1042, OSSD_PG_VARCHAROID = 1043,
+  OSSD_PG_DATEOID = 1082, OSSD_PG_TIMESTAMPOID = 1114,
+  OSSD_PG_TIMESTAMPTZOID = 1184, OSSD_PG_NUMERICOID = 1700,
+};
+
+/* src/backend/utils/adt/numeric.c: on-disk NUMERIC (after the varlena
+ * header): uint16 header; short form (header & 0xC000 == 0x8000): sign
+ * 0x2000, dscale (header & 0x1F80) >> 7, weight 7-bit two's complement in
+ * 0x007F, then int16 base-10000 digits; long form (header & 0x8000 == 0):
+ * header = sign (0x4000 = negative) | dscale (0x3FFF), int16 weight, then
+ * digits; header & 0xC000 == 0xC000 is NaN/+Inf/-Inf. */
+#define OSSD_PG_NUMERIC_SIGN_MASK 0xC000
+#define OSSD_PG_NUMERIC_NEG       0x4000
+#define OSSD_PG_NUMERIC_SHORT     0x8000
+#define OSSD_PG_NUMERIC_SPECIAL   0xC000
+
+/* =====================================================================
+ * The request
+ * ===================================================================== */
+
+/* One attribute of the relation's tuple descriptor (pg_attribute row). */
+struct ossd_scan_attr
+{
+  int16_t len;                 /* attlen: 1..8 or more fixed, -1 varlena, -2 cstring */
+  uint8_t align;               /* attalign as bytes: 1 ('c'), 2 ('s'), 4 ('i'), 8 ('d') */
+  bool byval;
+  uint32_t type_oid;           /* atttypid (0 for a dropped column is fine) */
+  int32_t typmod;
+  bool dropped;                /* stepped over, never referenced */
+  bool has_missing;            /* atthasmissing: value for tuples with fewer attributes */
+  bool missing_null;           /* the missing value is NULL */
+  const void *missing;         /* its datum image: by-value types their `len`
+                                * little-endian bytes; varlena incl. header */
+  uint32_t missing_len;
+};
+
+struct ossd_block_range { uint32_t start, count; };
+
+/* One object (relation segment file).  read_block gets the target index
+ * and the block number inside the object; TIDs reported to the host use
+ * first_block + block (the relation block number). */
+struct ossd_scan_target
+{
+  uint32_t first_block;
+  uint32_t nranges;
+  const struct ossd_block_range *ranges;
+};
+
+/* A kernel as the engine sees it: the interpreter, the JIT or a plain C
+ * function in tests.  exec returns OSSD_ROW_SKIP/MATCH/TO_HOST, or a
+ * negative errno that aborts the scan (the engine names block and line
+ * pointer in its message).  thread_init/thread_fini (optional) give each
+ * worker thread its own state, passed to exec. */
+typedef int (*ossd_kernel_exec_fn) (void *kernel, struct ossd_kctx *ctx, void *state);
+struct ossd_scan_kernel
+{
+  ossd_kernel_exec_fn exec;    /* NULL: no kernel */
+  void *kernel;
+  void *(*thread_init) (void *kernel);
+  void (*thread_fini) (void *kernel, void *state);
+};
+
+/* Type of a map kernel output column (pg_type of the expression). */
+struct ossd_scan_outcol
+{
+  uint32_t type_oid;
+  int16_t len;
+  uint8_t align;
+  bool byval;
+  int32_t typmod;
+};
+
+enum ossd_agg_kind
+{
+  OSSD_AGG_COUNT_STAR = 0, OSSD_AGG_COUNT = 1, OSSD_AGG_SUM = 2,
+  OSSD_AGG_AVG = 3, OSSD_AGG_MIN = 4, OSSD_AGG_MAX = 5,
+};
+struct ossd_scan_agg
+{
+  uint8_t kind;                /* enum ossd_agg_kind */
+  uint32_t input;              /* output column index (unused for count(*)) */
+};
+
+/* Page read: fill page8k with block `block` of target `target`.  Returns 0,
+ * -ECANCELED to abort the scan, or another negative errno: the block is
+ * then handed back to the host (OSSD_HB_READ_ERROR).  Called concurrently
+ * from the worker threads. */
+typedef int (*ossd_read_block_fn) (void *cb_arg, uint32_t target, uint32_t block,
+                                   void *page8k, char *err, size_t errlen);
+
+struct ossd_scan_chunk;
+/* Result sink: called from one thread at a time; everything the chunk
+ * points at is valid only during the call.  A negative return aborts the
+ * scan with that error. */
+typedef int (*ossd_sink_fn) (void *sink_arg, const struct ossd_scan_chunk *chunk);
+
+struct ossd_scan_request
+{
+  uint32_t ntargets;
+  const struct ossd_scan_target *targets;
+  uint32_t natts;
+  const struct ossd_scan_attr *attrs;  /* attrs[i] is attnum i+1 */
+  uint32_t snapshot_xmin;
+
+  uint32_t nbind;              /* ctx->col[i] = heap attribute bind[i] (1-based) */
+  const uint16_t *bind;
+  struct ossd_scan_kernel filter;
+  struct ossd_scan_kernel map;
+  uint32_t nout;               /* map kernel output columns */
+  const struct ossd_scan_outcol *outputs;
+  uint32_t nproj;              /* without a map kernel: output columns = */
+  const uint16_t *proj;        /* these heap attnums, as stored */
+
+  uint32_t naggs;              /* aggregate mode when naggs or ngroup_by */
+  const struct ossd_scan_agg *aggs;
+  uint32_t ngroup_by;
+  const uint32_t *group_by;    /* output column indexes */
+
+  uint64_t limit;              /* rows mode: stop after this many rows (0 = none) */
+  uint32_t max_groups;         /* per worker; 0 = 65536 */
+  uint32_t workers;            /* 0/1 = one thread; at most OSSD_SCAN_MAX_WORKERS */
+  uint32_t chunk_bytes;        /* target size of one chunk's rows; 0 = 64 KiB */
+
+  ossd_read_block_fn read_block;
+  void *read_arg;
+  ossd_sink_fn sink;
+  void *sink_arg;
+};
+#define OSSD_SCAN_MAX_WORKERS 64
+#define OSSD_SCAN_MAX_OUT OSSD_KCTX_MAX_OUT
+
+/* Why a block went back to the host whole. */
+enum ossd_host_block_reason
+{
+  OSSD_HB_READ_ERROR = 1, OSSD_HB_BAD_HEADER = 2, OSSD_HB_BAD_LINE_POINTER = 3,
+  OSSD_HB_BAD_TUPLE = 4,
+};
+/* Why a row went back (host row record `reason`). */
+enum ossd_host_row_reason
+{
+  OSSD_HR_TOAST = 1,           /* compressed or external value referenced */
+  OSSD_HR_KERNEL = 2,          /* a kernel returned OSSD_ROW_TO_HOST */
+  OSSD_HR_OVERFLOW = 3,        /* numeric beyond 128 bits / NaN / Inf, or an
+                                * aggregate state would overflow */
+  OSSD_HR_GROUP_FULL = 4,      /* its group is not in the full group table */
+  OSSD_HR_BAD_DATA = 5,        /* attribute data runs past the tuple */
+  OSSD_HR_MOVED = 6,           /* pre-9.0 HEAP_MOVED tuple, not frozen */
+};
+#define OSSD_HR_FLAG_FILTER_PASSED 0x8000   /* or-ed into reason */
+
+struct ossd_host_block { uint32_t target; uint32_t block; uint32_t reason; };
+
+struct ossd_scan_counters
+{
+  uint64_t blocks_scanned;     /* blocks parsed on the drive */
+  uint64_t blocks_to_host;
+  uint64_t tuples_seen;        /* LP_NORMAL tuples */
+  uint64_t tuples_visible;     /* passed the MVCC rule */
+  uint64_t tuples_matched;     /* passed filter and map */
+  uint64_t rows_out;           /* packed rows produced */
+  uint64_t rows_to_host;
+  uint64_t groups_out;
+  uint64_t bytes_read;
+};
+
+/* One result chunk.  Any part may be empty.  The final call has last set
+ * and carries the totals in `counters` (earlier chunks: zero). */
+struct ossd_scan_chunk
+{
+  const uint8_t *rows;         /* packed rows */
+  size_t rows_len;
+  uint32_t row_count;
+  const uint8_t *host_rows;    /* host row records */
+  size_t host_rows_len;
+  uint32_t host_row_count;
+  const struct ossd_host_block *host_blocks;
+  uint32_t host_block_count;
+  const uint8_t *groups;       /* packed partial groups */
+  size_t groups_len;
+  uint32_t group_count;
+  bool last;
+  struct ossd_scan_counters counters;
+};
+
+/* Check a request without running it (types, indexes, aggregate inputs). */
+int ossd_scan_validate (const struct ossd_scan_request *req, char *err, size_t errlen);
+/* Run a scan to completion.  Returns 0 (the sink saw a last chunk) or a
+ * negative errno with a message in err.  `totals` may be NULL. */
+int ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *totals,
+                   char *err, size_t errlen);
+
+/* =====================================================================
+ * Packed formats.  All integers little-endian; every record starts and
+ * ends 8-byte aligned relative to the buffer start.
+ *
+ * Value encoding (one column value, used by rows, group keys, min/max):
+ *   by-value (byval, len 1..8): 8 bytes = the Datum PostgreSQL 15 holds
+ *     on a 64-bit machine: the stored bytes sign-extended (bool 0/1,
+ *     int2/int4/date/float4-bits sign-extended as Int32GetDatum does,
+ *     int8/float8/timestamp as is).  Host: tts_values[i] = that word.
+ *   by-reference: u32 len, u32 0, then len bytes of the datum image,
+ *     zero-padded to 8.  Varlena values are complete varlenas with a 1- or
+ *     4-byte header, never compressed or external (host:
+ *     PointerGetDatum(bytes); the bytes are 8-aligned).  Fixed-length
+ *     by-ref types: attlen bytes; cstring: incl. the terminating NUL.
+ *     Values the engine builds (group keys, min/max, map numeric output)
+ *     always use a 4-byte varlena header; numerics it builds use the
+ *     long format (valid everywhere in PostgreSQL).
+ *
+ * Packed row:
+ *   u32 rec_len   (incl. this header and the tail padding; multiple of 8)
+ *   u16 ncols     (output columns)
+ *   u16 target
+ *   u32 block     (relation block number = TID block)
+ *   u16 offnum    (TID line pointer)
+ *   u16 flags     (0)
+ *   u8  nulls[(ncols+7)/8]  bit i set = column i IS NULL (opposite of
+ *                           PostgreSQL's heap bitmap), padded to 8
+ *   values of the non-null columns, in column order.
+ *
+ * Host row record (one per row handed back):
+ *   u32 rec_len, u32 target, u32 block (relation block), u16 offnum,
+ *   u16 reason (enum ossd_host_row_reason | OSSD_HR_FLAG_FILTER_PASSED),
+ *   u32 tuple_len, u32 0, then tuple_len bytes: the heap tuple exactly as
+ *   on the page (HeapTupleHeader first), padded to 8.
+ *
+ * Partial group:
+ *   u32 rec_len, u16 nkeys, u16 naggs,
+ *   u8 key_nulls[(nkeys+7)/8] padded to 8, key values (non-null, as above),
+ *   then per aggregate a 32-byte state
+ *     u8 kind, u8 flags (OSSD_AGGF_*), u16 0, i32 scale,
+ *     i64 count    (count(*), count(x); number of non-null inputs for the others)
+ *     u64 sum_lo, i64 sum_hi  (sum/avg: 128-bit two's complement integer,
+ *                  value = sum * 10^-scale; OSSD_AGGF_FLOAT: sum_lo holds the
+ *                  float8 bits of the sum and sum_hi is 0)
+ *     followed, for min/max with OSSD_AGGF_HAS_VALUE, by one value
+ *     (value encoding above, byval per the input column).
+ * A query without GROUP BY yields exactly one group with nkeys 0 per worker
+ * (count 0 when no row matched); the host combines partial groups with
+ * equal keys.  Keys compare by exact bytes on the drive, so the host may see
+ * one PostgreSQL group split into several partial groups (e.g. numeric 1.0
+ * and 1.00, float 0 and -0, bpchar without typmod with different padding,
+ * or the same key from two workers); it must merge them with PostgreSQL's
+ * equality, never assume uniqueness.
+ * ===================================================================== */
+#define OSSD_AGGF_HAS_VALUE 0x01   /* min/max: value follows; sum: count > 0 */
+#define OSSD_AGGF_FLOAT     0x02   /* sum/avg over float4/float8 */
+#define OSSD_PACKED_ROW_HDR 16
+#define OSSD_HOST_ROW_HDR   24
+#define OSSD_GROUP_HDR       8
+#define OSSD_AGG_STATE_SIZE 32
+
+static inline uint32_t ossd_rd32 (const uint8_t *p) { uint32_t v; memcpy (&v, p, 4); return v; }
+static inline uint16_t ossd_rd16 (const uint8_t *p) { uint16_t v; memcpy (&v, p, 2); return v; }
+static inline uint64_t ossd_rd64 (const uint8_t *p) { uint64_t v; memcpy (&v, p, 8); return v; }
+static inline size_t ossd_align8 (size_t n) { return (n + 7) & ~(size_t) 7; }
+
+/* A decoded value: byval -> datum; by-ref -> data/len (datum image). */
+struct ossd_value_view
+{
+  bool isnull;
+  uint64_t datum;
+  const uint8_t *data;
+  uint32_t len;
+};
+
+/* Decode one value at buf[*pos] (bounded by end).  Returns 0 or -1. */
+static inline int
+ossd_value_read (const uint8_t *buf, size_t end, size_t *pos, bool byval,
+                 struct ossd_value_view *v)
+{
+  v->isnull = false; v->datum = 0; v->data = NULL; v->len = 0;
+  if (*pos + 8 > end)
+    return -1;
+  if (byval)
+    {
+      v->datum = ossd_rd64 (buf + *pos);
+      *pos += 8;
+      return 0;
+    }
+  v->len = ossd_rd32 (buf + *pos);
+  if (v->len > end - *pos - 8 || ossd_align8 (v->len) > end - *pos - 8)
+    return -1;
+  v->data = buf + *pos + 8;
+  *pos += 8 + ossd_align8 (v->len);
+  return 0;
+}
+
+struct ossd_row_view
+{
+  uint16_t ncols, target;
+  uint32_t block;
+  uint16_t offnum;
+};
+
+/* Read the packed row at buf[*pos] into vals[0..ncols-1]; byval[i] tells
+ * how column i is encoded.  Advances *pos.  Returns 1 for a row, 0 at the
+ * end of the buffer, -1 on a malformed record. */
+static inline int
+ossd_row_read (const uint8_t *buf, size_t len, size_t *pos, uint16_t ncols,
+               const bool *byval, struct ossd_row_view *row, struct ossd_value_view *vals)
+{
+  if (*pos >= len)
+    return 0;
+  if (len - *pos < OSSD_PACKED_ROW_HDR)
+    return -1;
+  const uint8_t *r = buf + *pos;
+  uint32_t rec_len = ossd_rd32 (r);
+  if (rec_len < OSSD_PACKED_ROW_HDR || rec_len > len - *pos || (rec_len & 7))
+    return -1;
+  row->ncols = ossd_rd16 (r + 4);
+  row->target = ossd_rd16 (r + 6);
+  row->block = ossd_rd32 (r + 8);
+  row->offnum = ossd_rd16 (r + 12);
+  if (row->ncols != ncols)
+    return -1;
+  size_t p = OSSD_PACKED_ROW_HDR, nb = ((size_t) ncols + 7) / 8;
+  if (p + ossd_align8 (nb) > rec_len)
+    return -1;
+  const uint8_t *nulls = r + p;
+  p += ossd_align8 (nb);
+  for (uint16_t i = 0; i < ncols; i++)
+    {
+      if (nulls[i >> 3] & (1u << (i & 7)))
+        {
+          vals[i] = (struct ossd_value_view) { .isnull = true };
+          continue;
+        }
+      if (ossd_value_read (r, rec_len, &p, byval[i], &vals[i]) < 0)
+        return -1;
+    }
+  *pos += rec_len;
+  return 1;
+}
+
+struct ossd_host_row_view
+{
+  uint32_t target, block;
+  uint16_t offnum, reason;
+  const uint8_t *tuple;
+  uint32_t tuple_len;
+};
+
+/* Read one host row record.  Returns 1, 0 at the end, -1 if malformed. */
+static inline int
+ossd_host_row_read (const uint8_t *buf, size_t len, size_t *pos, struct ossd_host_row_view *h)
+{
+  if (*pos >= len)
+    return 0;
+  if (len - *pos < OSSD_HOST_ROW_HDR)
+    return -1;
+  const uint8_t *r = buf + *pos;
+  uint32_t rec_len = ossd_rd32 (r);
+  if (rec_len < OSSD_HOST_ROW_HDR || rec_len > len - *pos || (rec_len & 7))
+    return -1;
+  h->target = ossd_rd32 (r + 4);
+  h->block = ossd_rd32 (r + 8);
+  h->offnum = ossd_rd16 (r + 12);
+  h->reason = ossd_rd16 (r + 14);
+  h->tuple_len = ossd_rd32 (r + 16);
+  if (h->tuple_len > rec_len - OSSD_HOST_ROW_HDR)
+    return -1;
+  h->tuple = r + OSSD_HOST_ROW_HDR;
+  *pos += rec_len;
+  return 1;
+}
+
+struct ossd_agg_state_view
+{
+  uint8_t kind, flags;
+  int32_t scale;
+  int64_t count;
+  uint64_t sum_lo;
+  int64_t sum_hi;
+  struct ossd_value_view value;  /* min/max with OSSD_AGGF_HAS_VALUE */
+};
+
+/* Read one partial group.  key_byval[nkeys], agg_byval[naggs] (the min/max
+ * input column's byval; ignored for other kinds).  Returns 1, 0, -1. */
+static inline int
+ossd_group_read (const uint8_t *buf, size_t len, size_t *pos, uint16_t nkeys,
+                 const bool *key_byval, struct ossd_value_view *keys, uint16_t naggs,
+                 const bool *agg_byval, struct ossd_agg_state_view *aggs)
+{
+  if (*pos >= len)
+    return 0;
+  if (len - *pos < OSSD_GROUP_HDR)
+    return -1;
+  const uint8_t *r = buf + *pos;
+  uint32_t rec_len = ossd_rd32 (r);
+  if (rec_len < OSSD_GROUP_HDR || rec_len > len - *pos || (rec_len & 7))
+    return -1;
+  if (ossd_rd16 (r + 4) != nkeys || ossd_rd16 (r + 6) != naggs)
+    return -1;
+  size_t p = OSSD_GROUP_HDR, nb = ((size_t) nkeys + 7) / 8;
+  if (p + ossd_align8 (nb) > rec_len)
+    return -1;
+  const uint8_t *nulls = r + p;
+  p += ossd_align8 (nb);
+  for (uint16_t i = 0; i < nkeys; i++)
+    {
+      if (nulls[i >> 3] & (1u << (i & 7)))
+        keys[i] = (struct ossd_value_view) { .isnull = true };
+      else if (ossd_value_read (r, rec_len, &p, key_byval[i], &keys[i]) < 0)
+        return -1;
+    }
+  for (uint16_t a = 0; a < naggs; a++)
+    {
+      struct ossd_agg_state_view *s = &aggs[a];
+      if (p + OSSD_AGG_STATE_SIZE > rec_len)
+        return -1;
+      s->kind = r[p];
+      s->flags = r[p + 1];
+      s->scale = (int32_t) ossd_rd32 (r + p + 4);
+      s->count = (int64_t) ossd_rd64 (r + p + 8);
+      s->sum_lo = ossd_rd64 (r + p + 16);
+      s->sum_hi = (int64_t) ossd_rd64 (r + p + 24);
+      p += OSSD_AGG_STATE_SIZE;
+      s->value = (struct ossd_value_view) { .isnull = true };
+      if ((s->kind == OSSD_AGG_MIN || s->kind == OSSD_AGG_MAX)
+          && (s->flags & OSSD_AGGF_HAS_VALUE)
+          && ossd_value_read (r, rec_len, &p, agg_byval[a], &s->value) < 0)
+        return -1;
+    }
+  *pos += rec_len;
+  return 1;
+}
+
+/* =====================================================================
+ * Engine-internal interfaces (heap_page.c, heap_deform.c, row_format.c,
+ * partial_agg.c, scan_engine.c).  Exposed for the unit tests; pg_ossd
+ * does not need them.
+ * ===================================================================== */
+#ifdef OSSD_SCAN_INTERNAL
+
+/* ---- heap_page.c ---- */
+/* Validate a whole page: header, every line pointer, every LP_NORMAL
+ * tuple header.  0, or -EINVAL with "block B: ..." / "block B lp N: ..."
+ * in err; *reason gets the OSSD_HB_* code. */
+int ossd_page_check (const uint8_t *page, uint32_t block, uint32_t *reason,
+                     char *err, size_t errlen);
+/* Number of line pointers of a checked page. */
+unsigned ossd_page_max_offnum (const uint8_t *page);
+/* Line pointer `offnum` (1-based) of a checked page: its flags; for
+ * LP_NORMAL, tup and tuplen are set. */
+unsigned ossd_page_item (const uint8_t *page, unsigned offnum, const uint8_t **tup,
+                         uint32_t *tuplen);
+enum ossd_visibility { OSSD_VIS_SKIP = 0, OSSD_VIS_COUNT = 1, OSSD_VIS_HOST = 2 };
+/* The MVCC rule of DESIGN.md on a tuple header. */
+enum ossd_visibility ossd_tuple_visibility (const uint8_t *tup, uint32_t snapshot_xmin);
+bool ossd_xid_precedes (uint32_t a, uint32_t b);
+
+/* ---- heap_deform.c ---- */
+#define OSSD_DF_COMPRESSED 0x01
+#define OSSD_DF_EXTERNAL   0x02
+struct ossd_datum
+{
+  bool isnull;
+  uint8_t flags;               /* OSSD_DF_* */
+  uint64_t datum;              /* byval: the Datum (sign-extended) */
+  const uint8_t *ptr;          /* by-ref: datum image (varlena incl. header) */
+  uint32_t len;                /* by-ref: image length */
+};
+/* Deform attributes 1..upto of a tuple into out[0..upto-1]; only entries
+ * with want[i] set are guaranteed filled (others may be skipped over).
+ * Returns 0 or -EINVAL (data past the tuple) with "attnum N: ..." in err. */
+int ossd_deform (const uint8_t *tup, uint32_t tuplen, const struct ossd_scan_attr *attrs,
+                 uint32_t natts, uint32_t upto, const bool *want, struct ossd_datum *out,
+                 char *err, size_t errlen);
+/* Varlena payload (without header) of an uncompressed, non-external image. */
+void ossd_varlena_payload (const uint8_t *img, uint32_t imglen, const uint8_t **data,
+                           uint32_t *len);
+/* NUMERIC conversions come from ossd_rt.h (ossd_numeric_from_pg,
+ * ossd_numeric_to_pg in numeric_pg.c). */
+/* Map an engine type OID to the kernel ABI's tag (OSSD_T_NONE if unknown). */
+uint8_t ossd_type_tag_of (uint32_t type_oid);
+
+/* ---- row_format.c ---- */
+struct ossd_buf
+{
+  uint8_t *data;
+  size_t len, cap;
+};
+int ossd_buf_reserve (struct ossd_buf *b, size_t more);
+void ossd_buf_free (struct ossd_buf *b);
+/* An output value ready for encoding. */
+struct ossd_outval
+{
+  bool isnull;
+  bool byval;
+  uint64_t datum;              /* byval */
+  const uint8_t *ptr;          /* by-ref image ... */
+  uint32_t len;
+  const uint8_t *payload;      /* ... or, when set, a varlena payload the
+                                * encoder wraps in a 4-byte header */
+};
+int ossd_value_append (struct ossd_buf *b, const struct ossd_outval *v);
+int ossd_row_append (struct ossd_buf *b, uint16_t target, uint32_t block, uint16_t offnum,
+                     uint16_t ncols, const struct ossd_outval *vals);
+int ossd_host_row_append (struct ossd_buf *b, uint32_t target, uint32_t block, uint16_t offnum,
+                          uint16_t reason, const uint8_t *tup, uint32_t tuplen);
+
+/* ---- partial_agg.c ---- */
+struct ossd_agg_table;
+/* The typed input of one aggregate / one group key, as the engine hands it. */
+struct ossd_agg_input
+{
+  bool isnull;
+  uint8_t tag;                 /* enum ossd_type_tag */
+  uint64_t value;              /* ints/date/timestamp sign-extended; floats: float8 bits */
+  struct ossd_numeric num;     /* numeric */
+  const uint8_t *payload;      /* text-like and other by-ref: bytes (no header) */
+  uint32_t len;
+};
+struct ossd_agg_table *ossd_agg_table_new (uint32_t naggs, const struct ossd_scan_agg *aggs,
+                                           const uint8_t *agg_tags, uint32_t nkeys,
+                                           const uint8_t *key_tags, const bool *key_byval,
+                                           const bool *key_varlena, uint32_t max_groups);
+void ossd_agg_table_free (struct ossd_agg_table *t);
+/* Accumulate one row: 0 done, OSSD_HR_GROUP_FULL or OSSD_HR_OVERFLOW (row
+ * not applied at all: hand it to the host), -ENOMEM. */
+int ossd_agg_table_add (struct ossd_agg_table *t, const struct ossd_agg_input *keys,
+                        const struct ossd_agg_input *inputs);
+uint32_t ossd_agg_table_groups (const struct ossd_agg_table *t);
+/* Encode groups [from, ...) into b until b reaches `budget` bytes; returns
+ * the index after the last group written (or -ENOMEM). */
+long ossd_agg_table_emit (const struct ossd_agg_table *t, uint32_t from, struct ossd_buf *b,
+                          size_t budget);
+bool ossd_agg_tag_sum_ok (uint8_t tag);
+bool ossd_agg_tag_minmax_ok (uint8_t tag);
+bool ossd_agg_tag_key_ok (uint8_t tag);
+
+#endif /* OSSD_SCAN_INTERNAL */
+
+#endif /* OSSD_SCAN_H */

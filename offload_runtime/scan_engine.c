@@ -1,0 +1,836 @@
+/* scan_engine.c - drives a SCAN: validates the request, splits the block
+ * ranges across worker threads, and per tuple applies the MVCC rule,
+ * deforms the referenced attributes, binds kernel columns, runs the filter
+ * and map kernels, and produces packed rows or partial aggregates, handing
+ * undecidable rows and unparsable blocks back to the host.
+ *
+ * Threads: the block ranges are cut into batches of OSSD_SCAN_BATCH blocks
+ * which workers take from a shared atomic cursor.  Each worker keeps its
+ * own chunk buffers, kernel states and group table; the sink is called
+ * under one mutex, so from one thread at a time.  A limit is enforced with
+ * a shared atomic row counter: exactly min(limit, matches) rows are
+ * produced and all workers stop once it is reached.  With aggregates each
+ * worker emits its own partial groups after the scan (the host merges
+ * partial groups anyway).  No global mutable state: everything hangs off
+ * the per-scan `struct scan` on the caller's stack.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define OSSD_SCAN_INTERNAL
+#include "ossd_rt.h"
+#include "ossd_scan.h"
+
+#define OSSD_SCAN_BATCH 32          /* blocks per work item */
+#define OSSD_SCAN_MAX_HOST_BLOCKS 256 /* per chunk */
+#define OSSD_NUMERIC_IMG_MAX OSSD_NUMERIC_PG_MAXLEN
+
+struct work_item { uint32_t target, start, count; };
+
+struct scan
+{
+  const struct ossd_scan_request *req;
+  struct work_item *work;
+  size_t nwork;
+  atomic_size_t next_work;
+  atomic_bool stop;
+  atomic_uint_fast64_t rows_reserved;
+  pthread_mutex_t sink_mu;
+  int error;                   /* first error, under sink_mu */
+  char *err;
+  size_t errlen;
+  /* derived from the request */
+  bool agg_mode;
+  uint32_t ncols;              /* output columns */
+  uint32_t upto;               /* deform attributes 1..upto */
+  bool *want;                  /* [natts] */
+  uint8_t bind_tag[OSSD_KCTX_MAX_COLS];
+  uint8_t out_tag[OSSD_SCAN_MAX_OUT];
+  bool out_byval[OSSD_SCAN_MAX_OUT];
+  uint8_t agg_tag[OSSD_SCAN_MAX_OUT * 2];
+  uint8_t key_tag[OSSD_SCAN_MAX_OUT];
+  bool key_byval[OSSD_SCAN_MAX_OUT], key_varlena[OSSD_SCAN_MAX_OUT];
+  size_t chunk_bytes;
+};
+
+struct worker
+{
+  struct scan *sc;
+  pthread_t tid;
+  _Alignas (8) uint8_t page[OSSD_PG_BLCKSZ];
+  struct ossd_datum *datums;
+  struct ossd_kctx ctx;
+  struct ossd_numeric bind_num[OSSD_KCTX_MAX_COLS];
+  void *fstate, *mstate;
+  struct ossd_buf rows, hrows;
+  uint32_t row_count, hrow_count;
+  struct ossd_host_block hblocks[OSSD_SCAN_MAX_HOST_BLOCKS];
+  uint32_t nhblocks;
+  struct ossd_scan_counters cnt;
+  struct ossd_agg_table *agg;
+  struct ossd_outval outv[OSSD_SCAN_MAX_OUT];
+  uint8_t outnum[OSSD_SCAN_MAX_OUT][OSSD_NUMERIC_IMG_MAX];
+  struct ossd_agg_input keys[OSSD_SCAN_MAX_OUT];
+  struct ossd_agg_input ins[OSSD_SCAN_MAX_OUT * 2];
+  struct ossd_agg_input colin[OSSD_SCAN_MAX_OUT];   /* output columns as agg inputs */
+  char msg[256];
+};
+
+static void
+set_error (struct scan *sc, int rc, const char *fmt, ...)
+{
+  pthread_mutex_lock (&sc->sink_mu);
+  if (!sc->error)
+    {
+      sc->error = rc;
+      va_list ap;
+      va_start (ap, fmt);
+      vsnprintf (sc->err, sc->errlen, fmt, ap);
+      va_end (ap);
+    }
+  pthread_mutex_unlock (&sc->sink_mu);
+  atomic_store (&sc->stop, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* validation                                                          */
+
+#define VFAIL(...) do { snprintf (err, errlen, __VA_ARGS__); return -EINVAL; } while (0)
+
+static bool
+is_varlena_tag (uint8_t tag)
+{
+  return tag == OSSD_T_TEXT || tag == OSSD_T_VARCHAR || tag == OSSD_T_BPCHAR
+    || tag == OSSD_T_BYTEA || tag == OSSD_T_NUMERIC;
+}
+
+/* Tag and byval of output column i. */
+static void
+out_shape (const struct ossd_scan_request *r, uint32_t i, uint8_t *tag, bool *byval)
+{
+  if (r->map.exec)
+    {
+      *tag = ossd_type_tag_of (r->outputs[i].type_oid);
+      *byval = r->outputs[i].byval;
+    }
+  else
+    {
+      const struct ossd_scan_attr *a = &r->attrs[r->proj[i] - 1];
+      *tag = ossd_type_tag_of (a->type_oid);
+      *byval = a->byval;
+    }
+}
+
+int
+ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
+{
+  if (!r->read_block || !r->sink)
+    VFAIL ("scan: read_block and sink callbacks are required");
+  if (r->ntargets > UINT16_MAX || (r->ntargets && !r->targets))
+    VFAIL ("scan: bad target list (%u targets)", r->ntargets);
+  if (r->natts > OSSD_PG_MAX_ATTRS || (r->natts && !r->attrs))
+    VFAIL ("scan: bad tuple descriptor (%u attributes)", r->natts);
+  if (r->snapshot_xmin < OSSD_PG_FIRST_NORMAL_XID)
+    VFAIL ("scan: snapshot xmin %u is not a normal transaction id", r->snapshot_xmin);
+  if (r->workers > OSSD_SCAN_MAX_WORKERS)
+    VFAIL ("scan: %u workers (max %u)", r->workers, OSSD_SCAN_MAX_WORKERS);
+  for (uint32_t i = 0; i < r->natts; i++)
+    {
+      const struct ossd_scan_attr *a = &r->attrs[i];
+      if (!(a->len > 0 || a->len == -1 || a->len == -2))
+        VFAIL ("attnum %u: bad attlen %d", i + 1, a->len);
+      if (a->align != 1 && a->align != 2 && a->align != 4 && a->align != 8)
+        VFAIL ("attnum %u: bad alignment %u", i + 1, a->align);
+      if (a->byval && a->len != 1 && a->len != 2 && a->len != 4 && a->len != 8)
+        VFAIL ("attnum %u: by-value attribute of length %d", i + 1, a->len);
+      if (a->has_missing && !a->missing_null && !a->dropped)
+        {
+          if (!a->missing)
+            VFAIL ("attnum %u: missing value without data", i + 1);
+          if (a->len > 0 && a->missing_len != (uint32_t) a->len)
+            VFAIL ("attnum %u: missing value of %u bytes for attlen %d", i + 1,
+                   a->missing_len, a->len);
+        }
+    }
+  for (uint32_t t = 0; t < r->ntargets; t++)
+    if (r->targets[t].nranges && !r->targets[t].ranges)
+      VFAIL ("target %u: no ranges", t);
+  if (r->nbind > OSSD_KCTX_MAX_COLS || (r->nbind && !r->bind))
+    VFAIL ("scan: %u bound columns (max %u)", r->nbind, OSSD_KCTX_MAX_COLS);
+  for (uint32_t i = 0; i < r->nbind; i++)
+    {
+      uint32_t an = r->bind[i];
+      if (an < 1 || an > r->natts)
+        VFAIL ("binding %u: attnum %u out of range", i, an);
+      const struct ossd_scan_attr *a = &r->attrs[an - 1];
+      if (a->dropped)
+        VFAIL ("binding %u: attnum %u is dropped", i, an);
+      if (ossd_type_tag_of (a->type_oid) == OSSD_T_NONE || a->len == -2)
+        VFAIL ("binding %u: attnum %u has unsupported type %u", i, an, a->type_oid);
+    }
+  uint32_t ncols;
+  if (r->map.exec)
+    {
+      if (r->nout < 1 || r->nout > OSSD_KCTX_MAX_OUT || !r->outputs)
+        VFAIL ("scan: map kernel with %u output columns (1..%u)", r->nout, OSSD_KCTX_MAX_OUT);
+      for (uint32_t i = 0; i < r->nout; i++)
+        {
+          const struct ossd_scan_outcol *o = &r->outputs[i];
+          uint8_t tag = ossd_type_tag_of (o->type_oid);
+          bool fixed = o->byval && (o->len == 1 || o->len == 2 || o->len == 4 || o->len == 8);
+          if (tag == OSSD_T_NONE || (!fixed && tag != OSSD_T_NUMERIC))
+            VFAIL ("output %u: type %u cannot be produced by a map kernel", i, o->type_oid);
+        }
+      ncols = r->nout;
+    }
+  else
+    {
+      if (r->nproj > OSSD_SCAN_MAX_OUT || (r->nproj && !r->proj))
+        VFAIL ("scan: %u projected columns (max %u)", r->nproj, OSSD_SCAN_MAX_OUT);
+      for (uint32_t i = 0; i < r->nproj; i++)
+        if (r->proj[i] < 1 || r->proj[i] > r->natts || r->attrs[r->proj[i] - 1].dropped)
+          VFAIL ("projection %u: attnum %u out of range or dropped", i, r->proj[i]);
+      ncols = r->nproj;
+    }
+  if (r->naggs > OSSD_SCAN_MAX_OUT * 2 || (r->naggs && !r->aggs))
+    VFAIL ("scan: %u aggregates (max %u)", r->naggs, OSSD_SCAN_MAX_OUT * 2);
+  for (uint32_t i = 0; i < r->naggs; i++)
+    {
+      const struct ossd_scan_agg *ag = &r->aggs[i];
+      if (ag->kind > OSSD_AGG_MAX)
+        VFAIL ("aggregate %u: unknown kind %u", i, ag->kind);
+      if (ag->kind == OSSD_AGG_COUNT_STAR)
+        continue;
+      if (ag->input >= ncols)
+        VFAIL ("aggregate %u: input column %u of %u", i, ag->input, ncols);
+      uint8_t tag;
+      bool byval;
+      out_shape (r, ag->input, &tag, &byval);
+      if ((ag->kind == OSSD_AGG_SUM || ag->kind == OSSD_AGG_AVG) && !ossd_agg_tag_sum_ok (tag))
+        VFAIL ("aggregate %u: sum/avg over unsupported type (tag %u)", i, tag);
+      if ((ag->kind == OSSD_AGG_MIN || ag->kind == OSSD_AGG_MAX) && !ossd_agg_tag_minmax_ok (tag))
+        VFAIL ("aggregate %u: min/max over unsupported type (tag %u)", i, tag);
+      if (ag->kind == OSSD_AGG_COUNT && tag == OSSD_T_NONE && byval)
+        continue;
+    }
+  if (r->ngroup_by > OSSD_SCAN_MAX_OUT || (r->ngroup_by && !r->group_by))
+    VFAIL ("scan: %u group-by columns (max %u)", r->ngroup_by, OSSD_SCAN_MAX_OUT);
+  for (uint32_t i = 0; i < r->ngroup_by; i++)
+    {
+      if (r->group_by[i] >= ncols)
+        VFAIL ("group-by %u: column %u of %u", i, r->group_by[i], ncols);
+      uint8_t tag;
+      bool byval;
+      out_shape (r, r->group_by[i], &tag, &byval);
+      if (!ossd_agg_tag_key_ok (tag))
+        VFAIL ("group-by %u: unsupported key type", i);
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* per-row work                                                        */
+
+static int
+flush (struct worker *w, bool force)
+{
+  struct scan *sc = w->sc;
+  if (!force && w->rows.len < sc->chunk_bytes && w->hrows.len < sc->chunk_bytes
+      && w->nhblocks < OSSD_SCAN_MAX_HOST_BLOCKS)
+    return 0;
+  if (!w->row_count && !w->hrow_count && !w->nhblocks)
+    return 0;
+  struct ossd_scan_chunk ch = {
+    .rows = w->rows.data, .rows_len = w->rows.len, .row_count = w->row_count,
+    .host_rows = w->hrows.data, .host_rows_len = w->hrows.len,
+    .host_row_count = w->hrow_count, .host_blocks = w->hblocks,
+    .host_block_count = w->nhblocks,
+  };
+  int rc = 0;
+  pthread_mutex_lock (&sc->sink_mu);
+  if (!sc->error)
+    {
+      rc = sc->req->sink (sc->req->sink_arg, &ch);
+      if (rc < 0)
+        {
+          sc->error = rc;
+          snprintf (sc->err, sc->errlen, "scan: result sink failed (%d)", rc);
+        }
+    }
+  else
+    rc = sc->error;
+  pthread_mutex_unlock (&sc->sink_mu);
+  w->rows.len = w->hrows.len = 0;
+  w->row_count = w->hrow_count = w->nhblocks = 0;
+  if (rc < 0)
+    atomic_store (&sc->stop, true);
+  return rc < 0 ? rc : 0;
+}
+
+static int
+host_row (struct worker *w, uint32_t target, uint32_t relblock, unsigned offnum,
+          uint16_t reason, const uint8_t *tup, uint32_t tuplen)
+{
+  int rc = ossd_host_row_append (&w->hrows, target, relblock, (uint16_t) offnum, reason,
+                                 tup, tuplen);
+  if (rc < 0)
+    return rc;
+  w->hrow_count++;
+  w->cnt.rows_to_host++;
+  return flush (w, false);
+}
+
+static int
+host_block (struct worker *w, uint32_t target, uint32_t relblock, uint32_t reason)
+{
+  w->hblocks[w->nhblocks++] = (struct ossd_host_block) { target, relblock, reason };
+  w->cnt.blocks_to_host++;
+  return flush (w, false);
+}
+
+/* Fill ctx->col[] from the deformed tuple.  0 or an OSSD_HR_* reason. */
+static int
+bind_columns (struct worker *w)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+  w->ctx.ncols = r->nbind;
+  for (uint32_t i = 0; i < r->nbind; i++)
+    {
+      const struct ossd_datum *d = &w->datums[r->bind[i] - 1];
+      const struct ossd_scan_attr *a = &r->attrs[r->bind[i] - 1];
+      struct ossd_col *c = &w->ctx.col[i];
+      uint8_t tag = w->sc->bind_tag[i];
+      *c = (struct ossd_col) { .type = tag };
+      if (d->isnull)
+        {
+          c->isnull = 1;
+          continue;
+        }
+      if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
+        return OSSD_HR_TOAST;
+      if (a->byval)
+        {
+          c->value = d->datum;
+          if (tag == OSSD_T_FLOAT4)
+            {
+              float f;
+              uint32_t bits = (uint32_t) d->datum;
+              memcpy (&f, &bits, 4);
+              double x = f;
+              memcpy (&c->value, &x, 8);
+            }
+          continue;
+        }
+      const uint8_t *p = d->ptr;
+      uint32_t len = d->len;
+      if (a->len == -1)
+        ossd_varlena_payload (d->ptr, d->len, &p, &len);
+      if (tag == OSSD_T_NUMERIC)
+        {
+          int rc = ossd_numeric_from_pg (p, len, &w->bind_num[i]);
+          if (rc == -ERANGE)
+            return OSSD_HR_OVERFLOW;
+          if (rc < 0)
+            return OSSD_HR_BAD_DATA;
+          c->data = (uint64_t) (uintptr_t) &w->bind_num[i];
+          c->len = sizeof (struct ossd_numeric);
+          continue;
+        }
+      if (tag == OSSD_T_NAME)
+        len = (uint32_t) strnlen ((const char *) p, len);
+      c->data = (uint64_t) (uintptr_t) p;
+      c->len = len;
+    }
+  return 0;
+}
+
+static uint64_t
+sext (uint64_t v, int len)
+{
+  switch (len)
+    {
+    case 1: return (uint64_t) (int64_t) (int8_t) v;
+    case 2: return (uint64_t) (int64_t) (int16_t) v;
+    case 4: return (uint64_t) (int64_t) (int32_t) v;
+    default: return v;
+    }
+}
+
+/* Output column values of a matched row into w->outv[] (and, in aggregate
+ * mode, w->colin[]).  0 or an OSSD_HR_* reason. */
+static int
+output_columns (struct worker *w)
+{
+  struct scan *sc = w->sc;
+  const struct ossd_scan_request *r = sc->req;
+  for (uint32_t i = 0; i < sc->ncols; i++)
+    {
+      struct ossd_outval *ov = &w->outv[i];
+      struct ossd_agg_input *in = &w->colin[i];
+      uint8_t tag = sc->out_tag[i];
+      *ov = (struct ossd_outval) { .byval = sc->out_byval[i] };
+      *in = (struct ossd_agg_input) { .tag = tag };
+      if (r->map.exec)
+        {
+          const struct ossd_outcol *o = &w->ctx.out[i];
+          if (o->isnull)
+            {
+              ov->isnull = in->isnull = true;
+              continue;
+            }
+          if (tag == OSSD_T_NUMERIC)
+            {
+              in->num = o->num;
+              if (o->num.scale < 0 || o->num.scale > 38)
+                return OSSD_HR_OVERFLOW;
+              if (!sc->agg_mode)
+                {
+                  size_t n;
+                  if (ossd_numeric_to_pg (&o->num, w->outnum[i], OSSD_NUMERIC_IMG_MAX, &n) < 0)
+                    return OSSD_HR_OVERFLOW;
+                  ov->ptr = w->outnum[i];
+                  ov->len = (uint32_t) n;
+                }
+              continue;
+            }
+          in->value = o->value;
+          if (tag == OSSD_T_FLOAT4)
+            {
+              /* a map kernel writes float4 outputs widened to float8 bits,
+               * like float4 inputs; the Datum holds the float4 bits */
+              double x;
+              memcpy (&x, &o->value, 8);
+              float f = (float) x;
+              uint32_t bits;
+              memcpy (&bits, &f, 4);
+              ov->datum = sext (bits, 4);
+            }
+          else
+            {
+              ov->datum = sext (o->value, r->outputs[i].len);
+              in->value = ov->datum;
+            }
+          continue;
+        }
+      /* projection of a heap attribute, as stored */
+      const struct ossd_scan_attr *a = &r->attrs[r->proj[i] - 1];
+      const struct ossd_datum *d = &w->datums[r->proj[i] - 1];
+      if (d->isnull)
+        {
+          ov->isnull = in->isnull = true;
+          continue;
+        }
+      if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
+        return OSSD_HR_TOAST;
+      if (a->byval)
+        {
+          ov->datum = tag == OSSD_T_OID ? (d->datum & 0xffffffffu) : d->datum;
+          in->value = d->datum;
+          if (tag == OSSD_T_FLOAT4)
+            {
+              float f;
+              uint32_t bits = (uint32_t) d->datum;
+              memcpy (&f, &bits, 4);
+              double x = f;
+              memcpy (&in->value, &x, 8);
+            }
+          continue;
+        }
+      ov->ptr = d->ptr;
+      ov->len = d->len;
+      if (!sc->agg_mode)
+        continue;
+      const uint8_t *p = d->ptr;
+      uint32_t len = d->len;
+      if (a->len == -1)
+        ossd_varlena_payload (d->ptr, d->len, &p, &len);
+      if (tag == OSSD_T_NUMERIC)
+        {
+          int rc = ossd_numeric_from_pg (p, len, &in->num);
+          if (rc == -ERANGE)
+            return OSSD_HR_OVERFLOW;
+          if (rc < 0)
+            return OSSD_HR_BAD_DATA;
+        }
+      in->payload = p;
+      in->len = len;
+    }
+  return 0;
+}
+
+/* Process one visible tuple.  0 to go on, 1 to stop (limit), <0 error. */
+static int
+process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned offnum,
+               const uint8_t *tup, uint32_t tuplen)
+{
+  struct scan *sc = w->sc;
+  const struct ossd_scan_request *r = sc->req;
+  int reason = 0;
+  uint16_t passed = 0;
+  if (sc->upto
+      && ossd_deform (tup, tuplen, r->attrs, r->natts, sc->upto, sc->want, w->datums, w->msg,
+                      sizeof w->msg) < 0)
+    return host_row (w, target, relblock, offnum, OSSD_HR_BAD_DATA, tup, tuplen);
+  if (r->filter.exec || r->map.exec)
+    {
+      reason = bind_columns (w);
+      if (reason)
+        return host_row (w, target, relblock, offnum, (uint16_t) reason, tup, tuplen);
+      w->ctx.block = relblock;
+      w->ctx.offnum = offnum;
+    }
+  if (r->filter.exec)
+    {
+      w->ctx.nout = 0;
+      int k = r->filter.exec (r->filter.kernel, &w->ctx, w->fstate);
+      if (k < 0 || k > OSSD_ROW_TO_HOST)
+        {
+          set_error (sc, k < 0 ? k : -EINVAL, "block %u lp %u: filter kernel failed (%d)",
+                     relblock, offnum, k);
+          return -1;
+        }
+      if (k == OSSD_ROW_SKIP)
+        return 0;
+      if (k == OSSD_ROW_TO_HOST)
+        return host_row (w, target, relblock, offnum, OSSD_HR_KERNEL, tup, tuplen);
+      passed = OSSD_HR_FLAG_FILTER_PASSED;
+    }
+  if (r->map.exec)
+    {
+      w->ctx.nout = r->nout;
+      memset (w->ctx.out, 0, r->nout * sizeof w->ctx.out[0]);
+      int k = r->map.exec (r->map.kernel, &w->ctx, w->mstate);
+      if (k < 0 || k > OSSD_ROW_TO_HOST)
+        {
+          set_error (sc, k < 0 ? k : -EINVAL, "block %u lp %u: map kernel failed (%d)",
+                     relblock, offnum, k);
+          return -1;
+        }
+      if (k == OSSD_ROW_SKIP)
+        return 0;
+      if (k == OSSD_ROW_TO_HOST)
+        return host_row (w, target, relblock, offnum, OSSD_HR_KERNEL | passed, tup, tuplen);
+    }
+  reason = output_columns (w);
+  if (reason)
+    return host_row (w, target, relblock, offnum, (uint16_t) (reason | passed), tup, tuplen);
+  if (sc->agg_mode)
+    {
+      for (uint32_t k = 0; k < r->ngroup_by; k++)
+        w->keys[k] = w->colin[r->group_by[k]];
+      for (uint32_t a = 0; a < r->naggs; a++)
+        if (r->aggs[a].kind != OSSD_AGG_COUNT_STAR)
+          w->ins[a] = w->colin[r->aggs[a].input];
+      int rc = ossd_agg_table_add (w->agg, w->keys, w->ins);
+      if (rc < 0)
+        {
+          set_error (sc, rc, "block %u lp %u: aggregate table: out of memory", relblock,
+                     offnum);
+          return -1;
+        }
+      if (rc > 0)
+        return host_row (w, target, relblock, offnum, (uint16_t) (rc | passed), tup, tuplen);
+      w->cnt.tuples_matched++;
+      return 0;
+    }
+  uint64_t n = atomic_fetch_add (&sc->rows_reserved, 1);
+  if (r->limit && n >= r->limit)
+    {
+      atomic_store (&sc->stop, true);
+      return 1;
+    }
+  w->cnt.tuples_matched++;
+  int rc = ossd_row_append (&w->rows, (uint16_t) target, relblock, (uint16_t) offnum,
+                            (uint16_t) sc->ncols, w->outv);
+  if (rc < 0)
+    {
+      set_error (sc, rc, "block %u lp %u: cannot build result row (%d)", relblock, offnum, rc);
+      return -1;
+    }
+  w->row_count++;
+  w->cnt.rows_out++;
+  if (r->limit && n + 1 >= r->limit)
+    atomic_store (&sc->stop, true);
+  return flush (w, false) < 0 ? -1 : 0;
+}
+
+static int
+scan_block (struct worker *w, uint32_t target, uint32_t block)
+{
+  struct scan *sc = w->sc;
+  const struct ossd_scan_request *r = sc->req;
+  uint32_t relblock = r->targets[target].first_block + block;
+  int rc = r->read_block (r->read_arg, target, block, w->page, w->msg, sizeof w->msg);
+  if (rc == -ECANCELED)
+    {
+      set_error (sc, rc, "target %u block %u: scan cancelled by the reader", target, block);
+      return -1;
+    }
+  if (rc < 0)
+    return host_block (w, target, relblock, OSSD_HB_READ_ERROR) < 0 ? -1 : 0;
+  w->cnt.bytes_read += OSSD_PG_BLCKSZ;
+  uint32_t reason;
+  if (ossd_page_check (w->page, relblock, &reason, w->msg, sizeof w->msg) < 0)
+    return host_block (w, target, relblock, reason) < 0 ? -1 : 0;
+  w->cnt.blocks_scanned++;
+  unsigned maxoff = ossd_page_max_offnum (w->page);
+  for (unsigned off = 1; off <= maxoff; off++)
+    {
+      const uint8_t *tup;
+      uint32_t tuplen;
+      if (ossd_page_item (w->page, off, &tup, &tuplen) != OSSD_PG_LP_NORMAL)
+        continue;
+      w->cnt.tuples_seen++;
+      switch (ossd_tuple_visibility (tup, r->snapshot_xmin))
+        {
+        case OSSD_VIS_SKIP:
+          continue;
+        case OSSD_VIS_HOST:
+          w->cnt.tuples_visible++;
+          if (host_row (w, target, relblock, off, OSSD_HR_MOVED, tup, tuplen) < 0)
+            return -1;
+          continue;
+        case OSSD_VIS_COUNT:
+          break;
+        }
+      w->cnt.tuples_visible++;
+      rc = process_tuple (w, target, relblock, off, tup, tuplen);
+      if (rc != 0)
+        return rc;
+      if (atomic_load_explicit (&sc->stop, memory_order_relaxed))
+        return 1;
+    }
+  return 0;
+}
+
+static void *
+worker_main (void *arg)
+{
+  struct worker *w = arg;
+  struct scan *sc = w->sc;
+  const struct ossd_scan_request *r = sc->req;
+  if (r->filter.exec && r->filter.thread_init)
+    w->fstate = r->filter.thread_init (r->filter.kernel);
+  if (r->map.exec && r->map.thread_init)
+    w->mstate = r->map.thread_init (r->map.kernel);
+  while (!atomic_load (&sc->stop))
+    {
+      size_t i = atomic_fetch_add (&sc->next_work, 1);
+      if (i >= sc->nwork)
+        break;
+      const struct work_item *it = &sc->work[i];
+      int rc = 0;
+      for (uint32_t b = 0; b < it->count && rc == 0; b++)
+        rc = scan_block (w, it->target, it->start + b);
+      if (rc != 0)
+        break;
+    }
+  flush (w, true);
+  if (r->filter.exec && r->filter.thread_fini)
+    r->filter.thread_fini (r->filter.kernel, w->fstate);
+  if (r->map.exec && r->map.thread_fini)
+    r->map.thread_fini (r->map.kernel, w->mstate);
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* setup                                                               */
+
+static int
+build_work (struct scan *sc)
+{
+  const struct ossd_scan_request *r = sc->req;
+  size_t n = 0;
+  for (uint32_t t = 0; t < r->ntargets; t++)
+    for (uint32_t k = 0; k < r->targets[t].nranges; k++)
+      n += (r->targets[t].ranges[k].count + OSSD_SCAN_BATCH - 1) / OSSD_SCAN_BATCH;
+  sc->work = calloc (n ? n : 1, sizeof *sc->work);
+  if (!sc->work)
+    return -ENOMEM;
+  for (uint32_t t = 0; t < r->ntargets; t++)
+    for (uint32_t k = 0; k < r->targets[t].nranges; k++)
+      {
+        const struct ossd_block_range *br = &r->targets[t].ranges[k];
+        for (uint32_t b = 0; b < br->count; b += OSSD_SCAN_BATCH)
+          {
+            uint32_t c = br->count - b < OSSD_SCAN_BATCH ? br->count - b : OSSD_SCAN_BATCH;
+            sc->work[sc->nwork++] = (struct work_item) { t, br->start + b, c };
+          }
+      }
+  return 0;
+}
+
+static int
+derive (struct scan *sc)
+{
+  const struct ossd_scan_request *r = sc->req;
+  sc->agg_mode = r->naggs || r->ngroup_by;
+  sc->ncols = r->map.exec ? r->nout : r->nproj;
+  sc->chunk_bytes = r->chunk_bytes ? r->chunk_bytes : 64 * 1024;
+  sc->want = calloc (r->natts ? r->natts : 1, sizeof (bool));
+  if (!sc->want)
+    return -ENOMEM;
+  for (uint32_t i = 0; i < r->nbind; i++)
+    {
+      sc->want[r->bind[i] - 1] = true;
+      sc->bind_tag[i] = ossd_type_tag_of (r->attrs[r->bind[i] - 1].type_oid);
+    }
+  if (!r->map.exec)
+    for (uint32_t i = 0; i < r->nproj; i++)
+      sc->want[r->proj[i] - 1] = true;
+  for (uint32_t i = 0; i < r->natts; i++)
+    if (sc->want[i])
+      sc->upto = i + 1;
+  for (uint32_t i = 0; i < sc->ncols; i++)
+    out_shape (r, i, &sc->out_tag[i], &sc->out_byval[i]);
+  for (uint32_t a = 0; a < r->naggs; a++)
+    sc->agg_tag[a] = r->aggs[a].kind == OSSD_AGG_COUNT_STAR ? OSSD_T_NONE
+      : sc->out_tag[r->aggs[a].input];
+  for (uint32_t k = 0; k < r->ngroup_by; k++)
+    {
+      uint32_t c = r->group_by[k];
+      sc->key_tag[k] = sc->out_tag[c];
+      sc->key_byval[k] = sc->out_byval[c];
+      sc->key_varlena[k] = is_varlena_tag (sc->out_tag[c]);
+    }
+  return 0;
+}
+
+static void
+add_counters (struct ossd_scan_counters *t, const struct ossd_scan_counters *c)
+{
+  t->blocks_scanned += c->blocks_scanned;
+  t->blocks_to_host += c->blocks_to_host;
+  t->tuples_seen += c->tuples_seen;
+  t->tuples_visible += c->tuples_visible;
+  t->tuples_matched += c->tuples_matched;
+  t->rows_out += c->rows_out;
+  t->rows_to_host += c->rows_to_host;
+  t->groups_out += c->groups_out;
+  t->bytes_read += c->bytes_read;
+}
+
+static int
+emit_groups (struct scan *sc, struct worker *ws, uint32_t nw, struct ossd_scan_counters *tot)
+{
+  struct ossd_buf b = { 0 };
+  int rc = 0;
+  for (uint32_t i = 0; i < nw && rc == 0; i++)
+    {
+      uint32_t g = 0, n = ossd_agg_table_groups (ws[i].agg);
+      while (g < n && rc == 0)
+        {
+          b.len = 0;
+          long next = ossd_agg_table_emit (ws[i].agg, g, &b, sc->chunk_bytes);
+          if (next < 0)
+            {
+              rc = (int) next;
+              snprintf (sc->err, sc->errlen, "scan: cannot encode partial groups (%d)", rc);
+              break;
+            }
+          struct ossd_scan_chunk ch = { .groups = b.data, .groups_len = b.len,
+                                        .group_count = (uint32_t) (next - g) };
+          tot->groups_out += ch.group_count;
+          rc = sc->req->sink (sc->req->sink_arg, &ch);
+          if (rc < 0)
+            snprintf (sc->err, sc->errlen, "scan: result sink failed (%d)", rc);
+          g = (uint32_t) next;
+        }
+    }
+  ossd_buf_free (&b);
+  return rc;
+}
+
+int
+ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *totals,
+               char *err, size_t errlen)
+{
+  int rc = ossd_scan_validate (req, err, errlen);
+  if (rc < 0)
+    return rc;
+  struct scan sc = { .req = req, .err = err, .errlen = errlen };
+  pthread_mutex_init (&sc.sink_mu, NULL);
+  atomic_init (&sc.next_work, 0);
+  atomic_init (&sc.stop, false);
+  atomic_init (&sc.rows_reserved, 0);
+  struct worker *ws = NULL;
+  uint32_t nw = req->workers ? req->workers : 1, started = 0;
+  struct ossd_scan_counters tot = { 0 };
+  if ((rc = derive (&sc)) < 0 || (rc = build_work (&sc)) < 0)
+    {
+      snprintf (err, errlen, "scan: out of memory");
+      goto out;
+    }
+  if (nw > sc.nwork)
+    nw = sc.nwork ? (uint32_t) sc.nwork : 1;
+  ws = calloc (nw, sizeof *ws);
+  if (!ws)
+    {
+      rc = -ENOMEM;
+      snprintf (err, errlen, "scan: out of memory for %u workers", nw);
+      goto out;
+    }
+  for (uint32_t i = 0; i < nw; i++)
+    {
+      ws[i].sc = &sc;
+      ws[i].datums = calloc (req->natts ? req->natts : 1, sizeof *ws[i].datums);
+      if (sc.agg_mode)
+        ws[i].agg = ossd_agg_table_new (req->naggs, req->aggs, sc.agg_tag, req->ngroup_by,
+                                        sc.key_tag, sc.key_byval, sc.key_varlena,
+                                        req->max_groups);
+      if (!ws[i].datums || (sc.agg_mode && !ws[i].agg))
+        {
+          rc = -ENOMEM;
+          snprintf (err, errlen, "scan: out of memory for worker %u", i);
+          goto out;
+        }
+    }
+  if (nw == 1)
+    {
+      worker_main (&ws[0]);
+      started = 0;
+    }
+  else
+    {
+      for (started = 0; started < nw; started++)
+        if (pthread_create (&ws[started].tid, NULL, worker_main, &ws[started]) != 0)
+          {
+            set_error (&sc, -EAGAIN, "scan: cannot start worker thread %u", started);
+            break;
+          }
+      for (uint32_t i = 0; i < started; i++)
+        pthread_join (ws[i].tid, NULL);
+    }
+  for (uint32_t i = 0; i < nw; i++)
+    add_counters (&tot, &ws[i].cnt);
+  rc = sc.error;
+  if (rc == 0 && sc.agg_mode)
+    rc = emit_groups (&sc, ws, nw, &tot);
+  if (rc == 0)
+    {
+      struct ossd_scan_chunk last = { .last = true, .counters = tot };
+      rc = req->sink (req->sink_arg, &last);
+      if (rc < 0)
+        snprintf (err, errlen, "scan: result sink failed (%d)", rc);
+    }
+  if (totals)
+    *totals = tot;
+out:
+  if (ws)
+    for (uint32_t i = 0; i < nw; i++)
+      {
+        free (ws[i].datums);
+        ossd_agg_table_free (ws[i].agg);
+        ossd_buf_free (&ws[i].rows);
+        ossd_buf_free (&ws[i].hrows);
+      }
+  free (ws);
+  free (sc.work);
+  free (sc.want);
+  pthread_mutex_destroy (&sc.sink_mu);
+  return rc;
+}

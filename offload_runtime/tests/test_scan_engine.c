@@ -1,0 +1,876 @@
+/* test_scan_engine.c - unit tests of the scan engine (scan_engine.c,
+ * partial_agg.c, row_format.c) on hand-built pages: filter + projection,
+ * worker threads, limit, aggregates with GROUP BY, a full group table,
+ * TOAST and kernel hand-backs, corrupt and unreadable blocks, the MVCC
+ * rule, map kernels, validation errors.  Kernels are C functions.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "heap_page_builder.h"
+#include "ossd_rt.h"
+
+/* ---- a synthetic relation: (id int4, grp int4, name text, amt numeric,
+ * f float8), 40 rows per page.  name is NULL when id % 7 == 0. */
+#define NPAGES 25
+#define PER_PAGE 40
+#define NROWS (NPAGES * PER_PAGE)
+
+static const struct ossd_scan_attr rel_attrs[] = {
+  { 4, 4, true, OSSD_PG_INT4OID }, { 4, 4, true, OSSD_PG_INT4OID },
+  { -1, 4, false, OSSD_PG_TEXTOID }, { -1, 4, false, OSSD_PG_NUMERICOID },
+  { 8, 8, true, OSSD_PG_FLOAT8OID },
+};
+
+struct rel
+{
+  uint8_t (*pages)[OSSD_PG_BLCKSZ];
+  uint32_t npages;
+  int fail_block;              /* read error on this block (-1 none) */
+  int fail_rc;
+};
+
+static void
+add_row (struct pb *p, int id, uint16_t infomask, uint32_t xmin, bool compressed_name)
+{
+  struct tb t;
+  bool nulls[5] = { false, false, id % 7 == 0, false, false };
+  tb_init (&t, 5, infomask, xmin, nulls);
+  tb_i32 (&t, id);
+  tb_i32 (&t, id % 5);
+  if (compressed_name)
+    tb_compressed (&t, 30);
+  else if (id % 7)
+    {
+      char name[32];
+      snprintf (name, sizeof name, "n%04d", id);
+      tb_text (&t, name);
+    }
+  struct ossd_numeric n = { .lo = (uint64_t) id * 125, .hi = 0, .scale = 2 };
+  uint8_t img[OSSD_NUMERIC_PG_MAXLEN];
+  size_t len;
+  assert_int_equal (ossd_numeric_to_pg (&n, img, sizeof img, &len), 0);
+  tb_fixed (&t, img, (unsigned) len, 4);
+  tb_f64 (&t, id * 0.5);
+  pb_add (p, &t);
+}
+
+static struct rel *
+rel_new (void)
+{
+  struct rel *r = calloc (1, sizeof *r);
+  r->pages = calloc (NPAGES, OSSD_PG_BLCKSZ);
+  r->npages = NPAGES;
+  r->fail_block = -1;
+  for (int b = 0; b < NPAGES; b++)
+    {
+      struct pb p;
+      pb_init (&p);
+      for (int i = 0; i < PER_PAGE; i++)
+        add_row (&p, b * PER_PAGE + i, OSSD_PG_HEAP_XMIN_FROZEN, 100, false);
+      memcpy (r->pages[b], p.page, OSSD_PG_BLCKSZ);
+    }
+  return r;
+}
+
+static void
+rel_free (struct rel *r)
+{
+  free (r->pages);
+  free (r);
+}
+
+static int
+rel_read (void *arg, uint32_t target, uint32_t block, void *page, char *err, size_t errlen)
+{
+  struct rel *r = arg;
+  if ((int) block == r->fail_block)
+    {
+      snprintf (err, errlen, "injected");
+      return r->fail_rc;
+    }
+  if (block >= r->npages)
+    return -ENOENT;
+  memcpy (page, r->pages[block], OSSD_PG_BLCKSZ);
+  return 0;
+}
+
+/* ---- a sink that concatenates everything */
+struct sink
+{
+  struct ossd_buf rows, hrows, groups;
+  uint32_t nrows, nhrows, ngroups, nhblocks, nlast;
+  struct ossd_host_block hblocks[64];
+  struct ossd_scan_counters totals;
+  atomic_int inside;
+  int fail_after;              /* fail on the Nth call (0 = never) */
+  int calls;
+};
+
+static void
+append (struct ossd_buf *b, const uint8_t *d, size_t n)
+{
+  assert_int_equal (ossd_buf_reserve (b, n ? n : 1), 0);
+  if (n)
+    memcpy (b->data + b->len, d, n);
+  b->len += n;
+}
+
+static int
+sink_fn (void *arg, const struct ossd_scan_chunk *ch)
+{
+  struct sink *s = arg;
+  assert_int_equal (atomic_fetch_add (&s->inside, 1), 0);   /* one thread at a time */
+  s->calls++;
+  int rc = 0;
+  if (s->fail_after && s->calls >= s->fail_after)
+    rc = -EPIPE;
+  append (&s->rows, ch->rows, ch->rows_len);
+  append (&s->hrows, ch->host_rows, ch->host_rows_len);
+  append (&s->groups, ch->groups, ch->groups_len);
+  s->nrows += ch->row_count;
+  s->nhrows += ch->host_row_count;
+  s->ngroups += ch->group_count;
+  for (uint32_t i = 0; i < ch->host_block_count && s->nhblocks < 64; i++)
+    s->hblocks[s->nhblocks++] = ch->host_blocks[i];
+  if (ch->last)
+    {
+      s->nlast++;
+      s->totals = ch->counters;
+    }
+  atomic_fetch_sub (&s->inside, 1);
+  return rc;
+}
+
+static void
+sink_free (struct sink *s)
+{
+  ossd_buf_free (&s->rows);
+  ossd_buf_free (&s->hrows);
+  ossd_buf_free (&s->groups);
+}
+
+/* ---- kernels */
+static int
+filter_id_mod3 (void *k, struct ossd_kctx *ctx, void *st)
+{
+  return ((int32_t) ctx->col[0].value % 3) == 0;
+}
+
+static int
+filter_all (void *k, struct ossd_kctx *ctx, void *st)
+{
+  return OSSD_ROW_MATCH;
+}
+
+static int
+filter_to_host_13 (void *k, struct ossd_kctx *ctx, void *st)
+{
+  return (int32_t) ctx->col[0].value == 13 ? OSSD_ROW_TO_HOST : OSSD_ROW_MATCH;
+}
+
+static int
+filter_fault (void *k, struct ossd_kctx *ctx, void *st)
+{
+  return (int32_t) ctx->col[0].value == 77 ? -EFAULT : OSSD_ROW_MATCH;
+}
+
+static int
+filter_name_prefix (void *k, struct ossd_kctx *ctx, void *st)
+{
+  /* col0 = name: non-null and starts with "n00" */
+  if (ctx->col[0].isnull || ctx->col[0].len < 3)
+    return OSSD_ROW_SKIP;
+  return memcmp ((const void *) (uintptr_t) ctx->col[0].data, "n00", 3) == 0;
+}
+
+/* map: out0 = id * 2 (int8), out1 = amt * 2 (numeric, scale 2) */
+static int
+map_double (void *k, struct ossd_kctx *ctx, void *st)
+{
+  ctx->out[0].value = (uint64_t) ((int64_t) (int32_t) ctx->col[0].value * 2);
+  const struct ossd_numeric *n = (const void *) (uintptr_t) ctx->col[1].data;
+  ctx->out[1].num = *n;
+  ctx->out[1].num.lo *= 2;
+  return OSSD_ROW_MATCH;
+}
+
+static void
+base_req (struct ossd_scan_request *q, struct rel *r, struct sink *s,
+          struct ossd_scan_target *tg, struct ossd_block_range *br)
+{
+  memset (q, 0, sizeof *q);
+  br->start = 0;
+  br->count = r->npages;
+  tg->first_block = 0;
+  tg->nranges = 1;
+  tg->ranges = br;
+  q->ntargets = 1;
+  q->targets = tg;
+  q->natts = 5;
+  q->attrs = rel_attrs;
+  q->snapshot_xmin = 1000;
+  q->read_block = rel_read;
+  q->read_arg = r;
+  q->sink = sink_fn;
+  q->sink_arg = s;
+}
+
+static const bool proj_byval[] = { true, false, false };
+
+/* Decode the rows of s: ids[] (sorted by the caller) and checks values. */
+static int
+decode_rows (struct sink *s, int *ids)
+{
+  size_t pos = 0;
+  struct ossd_row_view rv;
+  struct ossd_value_view v[3];
+  int n = 0, rc;
+  while ((rc = ossd_row_read (s->rows.data, s->rows.len, &pos, 3, proj_byval, &rv, v)) == 1)
+    {
+      int id = (int32_t) v[0].datum;
+      assert_int_equal (rv.block, (uint32_t) id / PER_PAGE);
+      assert_int_equal (rv.offnum, (uint32_t) id % PER_PAGE + 1);
+      if (id % 7 == 0)
+        assert_true (v[1].isnull);
+      else
+        {
+          char name[32];
+          snprintf (name, sizeof name, "n%04d", id);
+          assert_false (v[1].isnull);
+          assert_int_equal (v[1].len, 6);           /* 1-byte header + 5 */
+          assert_memory_equal (v[1].data + 1, name, 5);
+        }
+      const uint8_t *pl;
+      uint32_t pll;
+      ossd_varlena_payload (v[2].data, v[2].len, &pl, &pll);
+      struct ossd_numeric num;
+      assert_int_equal (ossd_numeric_from_pg (pl, pll, &num), 0);
+      assert_int_equal (num.lo, (uint64_t) id * 125);
+      assert_int_equal (num.scale, 2);
+      ids[n++] = id;
+    }
+  assert_int_equal (rc, 0);
+  return n;
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
+static void
+run_filter_projection (int workers, uint64_t limit, int *ids, int *n)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1 }, proj[] = { 1, 3, 4 };
+  q.nbind = 1;
+  q.bind = bind;
+  q.filter.exec = filter_id_mod3;
+  q.nproj = 3;
+  q.proj = proj;
+  q.workers = workers;
+  q.limit = limit;
+  q.chunk_bytes = 1024;        /* many chunks */
+  char err[256] = "";
+  struct ossd_scan_counters tot;
+  assert_int_equal (ossd_scan_run (&q, &tot, err, sizeof err), 0);
+  assert_int_equal (s.nlast, 1);
+  *n = decode_rows (&s, ids);
+  assert_int_equal ((uint32_t) *n, s.nrows);
+  assert_int_equal (tot.rows_out, (uint64_t) *n);
+  if (!limit)
+    {
+      assert_int_equal (tot.blocks_scanned, NPAGES);
+      assert_int_equal (tot.tuples_seen, NROWS);
+      assert_int_equal (tot.tuples_visible, NROWS);
+    }
+  qsort (ids, *n, sizeof *ids, cmp_int);
+  sink_free (&s);
+  rel_free (r);
+}
+
+static void
+test_filter_projection (void **state)
+{
+  static int ids[NROWS];
+  int n;
+  run_filter_projection (1, 0, ids, &n);
+  assert_int_equal (n, (NROWS + 2) / 3);
+  for (int i = 0; i < n; i++)
+    assert_int_equal (ids[i], 3 * i);
+}
+
+static void
+test_workers_same_result (void **state)
+{
+  static int a[NROWS], b[NROWS];
+  int na, nb;
+  run_filter_projection (1, 0, a, &na);
+  for (int w = 2; w <= 4; w++)
+    {
+      run_filter_projection (w, 0, b, &nb);
+      assert_int_equal (na, nb);
+      assert_memory_equal (a, b, na * sizeof (int));
+    }
+}
+
+static void
+test_limit (void **state)
+{
+  static int ids[NROWS];
+  int n;
+  for (int w = 1; w <= 3; w++)
+    {
+      run_filter_projection (w, 17, ids, &n);
+      assert_int_equal (n, 17);
+      for (int i = 0; i < n; i++)
+        assert_int_equal (ids[i] % 3, 0);
+    }
+}
+
+/* GROUP BY grp: count(*), count(name), sum(id), sum(amt), min(name),
+ * max(f), avg(id), min(amt) - merged over the partial groups. */
+struct gexp
+{
+  int64_t cstar, cname, sumid, sumamt;
+  char minname[8];
+  double maxf;
+};
+
+static void
+check_groups (struct sink *s, uint32_t nkeys, struct gexp *got)
+{
+  static const bool kbv[] = { true };
+  static const bool abv[] = { true, true, true, true, false, true, true, false };
+  struct ossd_value_view keys[1];
+  struct ossd_agg_state_view ag[8];
+  size_t pos = 0;
+  int rc;
+  memset (got, 0, 5 * sizeof *got);
+  for (int g = 0; g < 5; g++)
+    got[g].maxf = -1;
+  while ((rc = ossd_group_read (s->groups.data, s->groups.len, &pos, (uint16_t) nkeys, kbv,
+                                keys, 8, abv, ag)) == 1)
+    {
+      int g = (int32_t) keys[0].datum;
+      assert_true (g >= 0 && g < 5);
+      got[g].cstar += ag[0].count;
+      got[g].cname += ag[1].count;
+      assert_int_equal (ag[2].sum_hi, 0);
+      got[g].sumid += (int64_t) ag[2].sum_lo;
+      assert_int_equal (ag[3].scale, 2);
+      got[g].sumamt += (int64_t) ag[3].sum_lo;
+      if (ag[4].flags & OSSD_AGGF_HAS_VALUE)
+        {
+          const uint8_t *pl;
+          uint32_t pll;
+          ossd_varlena_payload (ag[4].value.data, ag[4].value.len, &pl, &pll);
+          assert_int_equal (pll, 5);
+          if (!got[g].minname[0] || memcmp (pl, got[g].minname, 5) < 0)
+            memcpy (got[g].minname, pl, 5);
+        }
+      double f;
+      memcpy (&f, &ag[5].value.datum, 8);
+      if (f > got[g].maxf)
+        got[g].maxf = f;
+      assert_int_equal (ag[6].kind, OSSD_AGG_AVG);
+      assert_int_equal (ag[7].kind, OSSD_AGG_MIN);
+    }
+  assert_int_equal (rc, 0);
+}
+
+static void
+expected_groups (struct gexp *e, int skip_group_from)
+{
+  memset (e, 0, 5 * sizeof *e);
+  for (int g = 0; g < 5; g++)
+    e[g].maxf = -1;
+  for (int id = 0; id < NROWS; id++)
+    {
+      struct gexp *x = &e[id % 5];
+      if (id % 5 >= skip_group_from)
+        continue;
+      x->cstar++;
+      x->sumid += id;
+      x->sumamt += id * 125;
+      if (id % 7)
+        {
+          x->cname++;
+          char name[16];
+          snprintf (name, sizeof name, "n%04d", id);
+          if (!x->minname[0] || memcmp (name, x->minname, 5) < 0)
+            memcpy (x->minname, name, 5);
+        }
+      if (id * 0.5 > x->maxf)
+        x->maxf = id * 0.5;
+    }
+}
+
+static void
+agg_request (struct ossd_scan_request *q)
+{
+  static const uint16_t proj[] = { 1, 2, 3, 4, 5 };
+  static const struct ossd_scan_agg aggs[] = {
+    { OSSD_AGG_COUNT_STAR, 0 }, { OSSD_AGG_COUNT, 2 }, { OSSD_AGG_SUM, 0 },
+    { OSSD_AGG_SUM, 3 }, { OSSD_AGG_MIN, 2 }, { OSSD_AGG_MAX, 4 }, { OSSD_AGG_AVG, 0 },
+    { OSSD_AGG_MIN, 3 },
+  };
+  static const uint32_t gb[] = { 1 };
+  q->nproj = 5;
+  q->proj = proj;
+  q->naggs = 8;
+  q->aggs = aggs;
+  q->ngroup_by = 1;
+  q->group_by = gb;
+}
+
+static void
+test_aggregates_group_by (void **state)
+{
+  for (int w = 1; w <= 3; w++)
+    {
+      struct rel *r = rel_new ();
+      struct sink s = { 0 };
+      struct ossd_scan_request q;
+      struct ossd_scan_target tg;
+      struct ossd_block_range br;
+      base_req (&q, r, &s, &tg, &br);
+      agg_request (&q);
+      q.workers = w;
+      char err[256] = "";
+      assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+      assert_int_equal (s.nhrows, 0);
+      struct gexp got[5], exp[5];
+      check_groups (&s, 1, got);
+      expected_groups (exp, 5);
+      assert_memory_equal (got, exp, sizeof got);
+      assert_true (s.ngroups >= 5 && s.ngroups <= 5u * w);
+      sink_free (&s);
+      rel_free (r);
+    }
+}
+
+static void
+test_group_table_full (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  agg_request (&q);
+  q.max_groups = 2;            /* groups 0 and 1 are seen first */
+  char err[256] = "";
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s.ngroups, 2);
+  assert_int_equal (s.nhrows, NROWS * 3 / 5);
+  struct gexp got[5], exp[5];
+  check_groups (&s, 1, got);
+  expected_groups (exp, 2);
+  assert_memory_equal (got, exp, sizeof got);
+  /* every host row is a raw tuple of group 2..4, reason GROUP_FULL */
+  size_t pos = 0;
+  struct ossd_host_row_view h;
+  int n = 0;
+  while (ossd_host_row_read (s.hrows.data, s.hrows.len, &pos, &h) == 1)
+    {
+      assert_int_equal (h.reason, OSSD_HR_GROUP_FULL);
+      int32_t id;
+      memcpy (&id, h.tuple + 24, 4);
+      assert_true (id % 5 >= 2);
+      assert_int_equal (h.block, (uint32_t) id / PER_PAGE);
+      assert_int_equal (h.offnum, (uint32_t) id % PER_PAGE + 1);
+      const uint8_t *tup;
+      uint32_t len;
+      ossd_page_item (r->pages[h.block], h.offnum, &tup, &len);
+      assert_int_equal (h.tuple_len, len);
+      assert_memory_equal (h.tuple, tup, len);
+      n++;
+    }
+  assert_int_equal (n, NROWS * 3 / 5);
+  sink_free (&s);
+  rel_free (r);
+}
+
+static void
+test_empty_scan_aggregate (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  br.count = 0;
+  static const struct ossd_scan_agg aggs[] = { { OSSD_AGG_COUNT_STAR, 0 }, { OSSD_AGG_SUM, 0 } };
+  static const uint16_t proj[] = { 1 };
+  q.nproj = 1;
+  q.proj = proj;
+  q.naggs = 2;
+  q.aggs = aggs;
+  char err[256];
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s.ngroups, 1);
+  struct ossd_agg_state_view ag[2];
+  static const bool abv[] = { true, true };
+  size_t pos = 0;
+  assert_int_equal (ossd_group_read (s.groups.data, s.groups.len, &pos, 0, NULL, NULL, 2, abv,
+                                     ag), 1);
+  assert_int_equal (ag[0].count, 0);
+  assert_int_equal (ag[1].flags & OSSD_AGGF_HAS_VALUE, 0);   /* sum() is NULL */
+  sink_free (&s);
+  rel_free (r);
+}
+
+static void
+test_toast_and_kernel_hand_back (void **state)
+{
+  struct rel *r = rel_new ();
+  struct pb p;
+  pb_init (&p);
+  for (int i = 0; i < PER_PAGE; i++)
+    add_row (&p, 3 * PER_PAGE + i, OSSD_PG_HEAP_XMIN_FROZEN, 100, i == 5);
+  memcpy (r->pages[3], p.page, OSSD_PG_BLCKSZ);
+  /* name referenced by the filter: row 125 (compressed) goes to the host */
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind_name[] = { 3 }, proj1[] = { 1 };
+  q.nbind = 1;
+  q.bind = bind_name;
+  q.filter.exec = filter_name_prefix;
+  q.nproj = 1;
+  q.proj = proj1;
+  char err[256] = "";
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s.nhrows, 1);
+  size_t pos = 0;
+  struct ossd_host_row_view h;
+  assert_int_equal (ossd_host_row_read (s.hrows.data, s.hrows.len, &pos, &h), 1);
+  assert_int_equal (h.reason, OSSD_HR_TOAST);
+  assert_int_equal (h.block, 3);
+  assert_int_equal (h.offnum, 6);
+  /* ids 0..99 have names n00xx: 100 minus multiples of 7 (15) = 85 */
+  assert_int_equal (s.nrows, 85);
+  sink_free (&s);
+
+  /* not referenced (filter on id, projection id): no hand-back */
+  struct sink s2 = { 0 };
+  base_req (&q, r, &s2, &tg, &br);
+  static const uint16_t bind_id[] = { 1 };
+  q.nbind = 1;
+  q.bind = bind_id;
+  q.filter.exec = filter_to_host_13;
+  q.nproj = 1;
+  q.proj = proj1;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s2.nrows, NROWS - 1);
+  assert_int_equal (s2.nhrows, 1);   /* the kernel's TO_HOST for id 13 */
+  pos = 0;
+  assert_int_equal (ossd_host_row_read (s2.hrows.data, s2.hrows.len, &pos, &h), 1);
+  assert_int_equal (h.reason, OSSD_HR_KERNEL);
+  assert_int_equal (h.offnum, 14);
+  sink_free (&s2);
+
+  /* projected (not filtered) compressed value: hand-back with filter passed */
+  struct sink s3 = { 0 };
+  base_req (&q, r, &s3, &tg, &br);
+  static const uint16_t proj3[] = { 1, 3, 4 };
+  q.nbind = 1;
+  q.bind = bind_id;
+  q.filter.exec = filter_all;
+  q.nproj = 3;
+  q.proj = proj3;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s3.nhrows, 1);
+  pos = 0;
+  assert_int_equal (ossd_host_row_read (s3.hrows.data, s3.hrows.len, &pos, &h), 1);
+  assert_int_equal (h.reason, OSSD_HR_TOAST | OSSD_HR_FLAG_FILTER_PASSED);
+  sink_free (&s3);
+  rel_free (r);
+}
+
+static void
+test_bad_and_unreadable_blocks (void **state)
+{
+  struct rel *r = rel_new ();
+  tb_put16 (r->pages[5] + 18, 0x1004);          /* wrong page size */
+  tb_put32 (r->pages[6] + 24 + 4 * 3, (8190u) | (1u << 15) | (40u << 17));  /* bad lp 4 */
+  r->fail_block = 9;
+  r->fail_rc = -EIO;
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  tg.first_block = 1000;       /* segment starting at relation block 1000 */
+  static const uint16_t proj[] = { 1 };
+  q.nproj = 1;
+  q.proj = proj;
+  q.workers = 2;
+  char err[256] = "";
+  struct ossd_scan_counters tot;
+  assert_int_equal (ossd_scan_run (&q, &tot, err, sizeof err), 0);
+  assert_int_equal (s.nhblocks, 3);
+  uint32_t seen = 0;
+  for (uint32_t i = 0; i < s.nhblocks; i++)
+    {
+      struct ossd_host_block *b = &s.hblocks[i];
+      if (b->block == 1005)
+        assert_int_equal (b->reason, OSSD_HB_BAD_HEADER);
+      else if (b->block == 1006)
+        assert_int_equal (b->reason, OSSD_HB_BAD_LINE_POINTER);
+      else if (b->block == 1009)
+        assert_int_equal (b->reason, OSSD_HB_READ_ERROR);
+      else
+        fail ();
+      seen |= 1u << (b->block - 1000);
+    }
+  assert_int_equal (seen, (1u << 5) | (1u << 6) | (1u << 9));
+  assert_int_equal (s.nrows, NROWS - 3 * PER_PAGE);
+  assert_int_equal (tot.blocks_to_host, 3);
+  assert_int_equal (tot.blocks_scanned, NPAGES - 3);
+  /* no row of a handed-back block was produced */
+  size_t pos = 0;
+  struct ossd_row_view rv;
+  struct ossd_value_view v[1];
+  static const bool bv[] = { true };
+  while (ossd_row_read (s.rows.data, s.rows.len, &pos, 1, bv, &rv, v) == 1)
+    assert_true (rv.block != 1005 && rv.block != 1006 && rv.block != 1009);
+  sink_free (&s);
+
+  /* -ECANCELED from the reader aborts the scan */
+  struct sink s2 = { 0 };
+  base_req (&q, r, &s2, &tg, &br);
+  q.nproj = 1;
+  q.proj = proj;
+  r->fail_rc = -ECANCELED;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), -ECANCELED);
+  assert_non_null (strstr (err, "block 9"));
+  assert_int_equal (s2.nlast, 0);
+  sink_free (&s2);
+  rel_free (r);
+}
+
+static void
+test_kernel_fault_and_sink_error (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1 }, proj[] = { 1 };
+  q.nbind = 1;
+  q.bind = bind;
+  q.filter.exec = filter_fault;
+  q.nproj = 1;
+  q.proj = proj;
+  q.workers = 2;
+  char err[256] = "";
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), -EFAULT);
+  assert_non_null (strstr (err, "block 1 lp 38"));
+  sink_free (&s);
+
+  struct sink s2 = { .fail_after = 2 };
+  base_req (&q, r, &s2, &tg, &br);
+  q.nproj = 1;
+  q.proj = proj;
+  q.chunk_bytes = 512;
+  q.workers = 3;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), -EPIPE);
+  assert_non_null (strstr (err, "sink"));
+  assert_int_equal (s2.nlast, 0);
+  sink_free (&s2);
+  rel_free (r);
+}
+
+static void
+test_mvcc_rule_in_scan (void **state)
+{
+  struct rel *r = rel_new ();
+  struct pb p;
+  pb_init (&p);
+  /* ids 0..9: xmin 500 (before snapshot 1000), 10..19: xmin 1500 (after),
+   * 20..24: frozen with a late raw xmin, 25..29: xmin 600 but aborted */
+  for (int i = 0; i < 30; i++)
+    {
+      uint16_t im = i < 20 ? OSSD_PG_HEAP_XMIN_COMMITTED
+        : i < 25 ? OSSD_PG_HEAP_XMIN_FROZEN : OSSD_PG_HEAP_XMIN_INVALID;
+      add_row (&p, i, im, i < 10 ? 500 : i < 20 ? 1500 : i < 25 ? 5000 : 600, false);
+    }
+  memcpy (r->pages[0], p.page, OSSD_PG_BLCKSZ);
+  r->npages = 1;
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const struct ossd_scan_agg aggs[] = { { OSSD_AGG_COUNT_STAR, 0 }, { OSSD_AGG_SUM, 0 } };
+  static const uint16_t proj[] = { 1 };
+  q.nproj = 1;
+  q.proj = proj;
+  q.naggs = 2;
+  q.aggs = aggs;
+  char err[256];
+  struct ossd_scan_counters tot;
+  assert_int_equal (ossd_scan_run (&q, &tot, err, sizeof err), 0);
+  struct ossd_agg_state_view ag[2];
+  static const bool abv[] = { true, true };
+  size_t pos = 0;
+  assert_int_equal (ossd_group_read (s.groups.data, s.groups.len, &pos, 0, NULL, NULL, 2, abv,
+                                     ag), 1);
+  assert_int_equal (ag[0].count, 15);
+  assert_int_equal (ag[1].sum_lo, 45 + 110);    /* 0..9 and 20..24 */
+  assert_int_equal (tot.tuples_seen, 30);
+  assert_int_equal (tot.tuples_visible, 15);
+  sink_free (&s);
+  rel_free (r);
+}
+
+static void
+test_map_kernel (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1, 4 };
+  static const struct ossd_scan_outcol outs[] = {
+    { OSSD_PG_INT8OID, 8, 8, true, -1 }, { OSSD_PG_NUMERICOID, -1, 4, false, -1 },
+  };
+  q.nbind = 2;
+  q.bind = bind;
+  q.filter.exec = filter_id_mod3;
+  q.map.exec = map_double;
+  q.nout = 2;
+  q.outputs = outs;
+  q.workers = 2;
+  char err[256] = "";
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s.nrows, (NROWS + 2) / 3);
+  size_t pos = 0;
+  struct ossd_row_view rv;
+  struct ossd_value_view v[2];
+  static const bool bv[] = { true, false };
+  int64_t total = 0;
+  while (ossd_row_read (s.rows.data, s.rows.len, &pos, 2, bv, &rv, v) == 1)
+    {
+      int64_t x = (int64_t) v[0].datum;
+      assert_int_equal (x % 6, 0);
+      const uint8_t *pl;
+      uint32_t pll;
+      ossd_varlena_payload (v[1].data, v[1].len, &pl, &pll);
+      struct ossd_numeric n;
+      assert_int_equal (ossd_numeric_from_pg (pl, pll, &n), 0);
+      assert_int_equal (n.lo, (uint64_t) x * 125);
+      total += x;
+    }
+  int64_t exp = 0;
+  for (int id = 0; id < NROWS; id += 3)
+    exp += 2 * id;
+  assert_int_equal (total, exp);
+  sink_free (&s);
+
+  /* map outputs feeding a sum */
+  struct sink s2 = { 0 };
+  static const struct ossd_scan_agg aggs[] = { { OSSD_AGG_SUM, 0 }, { OSSD_AGG_SUM, 1 } };
+  q.sink_arg = &s2;
+  q.naggs = 2;
+  q.aggs = aggs;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  pos = 0;
+  int64_t s0 = 0, s1 = 0;
+  struct ossd_agg_state_view ag[2];
+  static const bool abv[] = { true, false };
+  while (ossd_group_read (s2.groups.data, s2.groups.len, &pos, 0, NULL, NULL, 2, abv, ag) == 1)
+    {
+      s0 += (int64_t) ag[0].sum_lo;
+      s1 += (int64_t) ag[1].sum_lo;
+      assert_int_equal (ag[1].scale, 2);
+    }
+  assert_int_equal (s0, exp);
+  assert_int_equal (s1, exp * 125);
+  sink_free (&s2);
+  rel_free (r);
+}
+
+static void
+test_validation (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  char err[256];
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bad_bind[] = { 9 };
+  q.nbind = 1;
+  q.bind = bad_bind;
+  assert_int_equal (ossd_scan_validate (&q, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "attnum 9"));
+  base_req (&q, r, &s, &tg, &br);
+  q.snapshot_xmin = 0;
+  assert_int_equal (ossd_scan_validate (&q, err, sizeof err), -EINVAL);
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t proj[] = { 3 };
+  static const struct ossd_scan_agg sum_text[] = { { OSSD_AGG_SUM, 0 } };
+  q.nproj = 1;
+  q.proj = proj;
+  q.naggs = 1;
+  q.aggs = sum_text;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "aggregate 0"));
+  base_req (&q, r, &s, &tg, &br);
+  struct ossd_scan_attr dropped[5];
+  memcpy (dropped, rel_attrs, sizeof dropped);
+  dropped[2].dropped = true;
+  q.attrs = dropped;
+  q.nproj = 1;
+  q.proj = proj;
+  assert_int_equal (ossd_scan_validate (&q, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "dropped"));
+  assert_int_equal (s.calls, 0);
+  sink_free (&s);
+  rel_free (r);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_filter_projection),
+    cmocka_unit_test (test_workers_same_result),
+    cmocka_unit_test (test_limit),
+    cmocka_unit_test (test_aggregates_group_by),
+    cmocka_unit_test (test_group_table_full),
+    cmocka_unit_test (test_empty_scan_aggregate),
+    cmocka_unit_test (test_toast_and_kernel_hand_back),
+    cmocka_unit_test (test_bad_and_unreadable_blocks),
+    cmocka_unit_test (test_kernel_fault_and_sink_error),
+    cmocka_unit_test (test_mvcc_rule_in_scan),
+    cmocka_unit_test (test_map_kernel),
+    cmocka_unit_test (test_validation),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
