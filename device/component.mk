@@ -14,7 +14,7 @@ ALL_TARGETS += $(DEVICE_LIB) $(NBDKIT_PLUGIN)
 $(DEVICE_OBJS): | $(PROTO_GEN)/ossd.pb-c.h
 
 $(DEVICE_LIB): $(DEVICE_OBJS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(B)/device/nbdkit_plugin.o: | $(PROTO_GEN)/ossd.pb-c.h
 $(NBDKIT_PLUGIN): $(B)/device/nbdkit_plugin.o $(DEVICE_LIB) $(RT_LIB) $(FTL_LIB) $(PROTO_LIB)

@@ -262,16 +262,45 @@ cmd_list (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq, bool parts,
   free (ids);
 }
 
+/* protobuf wire helpers for the READ fast path below. */
+static size_t
+put_varint (uint8_t *p, uint64_t v)
+{
+  size_t n = 0;
+  while (v >= 0x80)
+    {
+      p[n++] = (uint8_t) (v | 0x80);
+      v >>= 7;
+    }
+  p[n++] = (uint8_t) v;
+  return n;
+}
+
+static size_t
+varint_len (uint64_t v)
+{
+  size_t n = 1;
+  while (v >= 0x80)
+    {
+      v >>= 7;
+      n++;
+    }
+  return n;
+}
+
+/* READ answers with bulk data, so it builds its Response in place: the
+ * object's bytes are read by the FTL straight into the serialized
+ * message, which is exactly what protobuf-c would have packed for
+ * Response{read: ReadResult{data, object_size}} (status OK is the
+ * default and so absent).  A unit test decodes it with protobuf-c. */
 static void
 cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
           const Ossd__Read *rd)
 {
-  Ossd__Response r = OSSD__RESPONSE__INIT;
-  Ossd__ReadResult res = OSSD__READ_RESULT__INIT;
   struct ftl_object_info info;
   ftl_error fe = { "" };
-  uint8_t *buf;
-  size_t got = 0;
+  uint8_t *msg;
+  size_t want, got = 0, hdr, inner, n;
   int e;
 
   if (!check_obj (s, seq, "READ", rd->obj))
@@ -280,28 +309,61 @@ cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
     return fail (s, seq, -EFBIG, "READ (pid %llu, oid %llu): length %llu exceeds %u bytes per command",
                  (unsigned long long) rd->obj->pid, (unsigned long long) rd->obj->oid,
                  (unsigned long long) rd->length, MAX_READ_BYTES);
-  buf = malloc (rd->length ? rd->length : 1);
-  if (!buf)
-    return fail (s, seq, -ENOMEM, "READ: out of memory");
-  e = ftl_read (dev->ftl, rd->obj->pid, rd->obj->oid, rd->offset, buf,
-                rd->length, &got, &fe);
-  if (e == 0)
-    e = ftl_stat_object (dev->ftl, rd->obj->pid, rd->obj->oid, &info, &fe);
+  e = ftl_stat_object (dev->ftl, rd->obj->pid, rd->obj->oid, &info, &fe);
   if (e < 0)
+    goto failed;
+  want = rd->offset >= info.size ? 0
+    : (info.size - rd->offset < rd->length ? info.size - rd->offset : rd->length);
+  /* ReadResult = [0x0a len data] [0x10 size]; Response = [0x72 len ReadResult]. */
+  inner = (want ? 1 + varint_len (want) + want : 0)
+    + (info.size ? 1 + varint_len (info.size) : 0);
+  hdr = 1 + varint_len (inner) + (want ? 1 + varint_len (want) : 0);
+  msg = malloc (hdr + want + 16);
+  if (!msg)
+    return fail (s, seq, -ENOMEM, "READ: out of memory");
+  n = 0;
+  msg[n++] = (OSSD__RESPONSE__BODY_READ << 3) | 2;
+  n += put_varint (msg + n, inner);
+  if (want)
     {
-      free (buf);
-      return fail (s, seq, e, "READ (pid %llu, oid %llu, offset %llu, length %llu): %s",
-                   (unsigned long long) rd->obj->pid, (unsigned long long) rd->obj->oid,
-                   (unsigned long long) rd->offset, (unsigned long long) rd->length,
-                   fe.msg);
+      msg[n++] = (1 << 3) | 2;
+      n += put_varint (msg + n, want);
+      e = ftl_read (dev->ftl, rd->obj->pid, rd->obj->oid, rd->offset,
+                    msg + n, want, &got, &fe);
+      if (e < 0)
+        {
+          free (msg);
+          goto failed;
+        }
+      if (got != want)
+        {
+          /* The object shrank since the stat: answer what was read. */
+          Ossd__Response r = OSSD__RESPONSE__INIT;
+          Ossd__ReadResult res = OSSD__READ_RESULT__INIT;
+          res.data.data = msg + n;
+          res.data.len = got;
+          res.object_size = rd->offset + got;
+          r.body_case = OSSD__RESPONSE__BODY_READ;
+          r.read = &res;
+          ok (s, seq, &r);
+          free (msg);
+          return;
+        }
+      n += want;
     }
-  res.data.data = buf;
-  res.data.len = got;
-  res.object_size = info.size;
-  r.body_case = OSSD__RESPONSE__BODY_READ;
-  r.read = &res;
-  ok (s, seq, &r);
-  free (buf);
+  if (info.size)
+    {
+      msg[n++] = 2 << 3;
+      n += put_varint (msg + n, info.size);
+    }
+  device_slot_enqueue (s, msg, n, seq, false);
+  return;
+
+failed:
+  fail (s, seq, e, "READ (pid %llu, oid %llu, offset %llu, length %llu): %s",
+        (unsigned long long) rd->obj->pid, (unsigned long long) rd->obj->oid,
+        (unsigned long long) rd->offset, (unsigned long long) rd->length,
+        fe.msg);
 }
 
 static void

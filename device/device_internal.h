@@ -174,6 +174,12 @@ void device_kernel_list (ossd_device_t *dev, struct ossd_slot *slot,
                          uint64_t seq);
 void device_kernel_remove (ossd_device_t *dev, struct ossd_slot *slot,
                            uint64_t seq, const Ossd__KernelRemove *kr);
+struct device_kernel;
+struct ossd_prog;
+/* A deployed kernel by name, with a reference (NULL if none). */
+struct device_kernel *device_kernel_get (ossd_device_t *dev, const char *name);
+void device_kernel_put (struct device_kernel *k);
+const struct ossd_prog *device_kernel_prog (const struct device_kernel *k);
 /* device_scan.c: starts the scan on the slot's stream thread. */
 void device_scan_start (ossd_device_t *dev, struct ossd_slot *slot,
                         uint64_t seq, const Ossd__Request *req);

@@ -7,7 +7,7 @@ ALL_TARGETS += $(FTL_LIB)
 
 $(FTL_LIB): $(FTL_OBJS)
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 # Unit tests: every ftl/tests/test_*.c is one cmocka binary.
 FTL_TEST_SRCS := $(wildcard ftl/tests/test_*.c)

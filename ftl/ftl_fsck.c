@@ -268,3 +268,21 @@ ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
   pthread_mutex_unlock (&f->lock);
   return c.problems ? -EUCLEAN : 0;
 }
+
+/* Debug aid: one line per block (state, valid, write pointer, erases). */
+void
+ftl_debug_dump_blocks (ftl_t *f, FILE *out)
+{
+  pthread_mutex_lock (&f->lock);
+  const struct nand_geometry *g = &f->nand.geo;
+  fprintf (out, "free %u gc_low %u used %llu cap %llu live_meta %u "
+           "meta_used %u\n", f->free_blocks, f->gc_low,
+           (unsigned long long) f->used_sectors,
+           (unsigned long long) f->capacity_sectors, f->nlive_meta,
+           f->meta_used);
+  for (uint32_t b = 0; b < g->total_blocks; b++)
+    fprintf (out, "  blk %u state %u valid %u wp %u ec %u stream %d\n", b,
+             f->blk[b].state, f->blk[b].valid, f->blk[b].write_ptr,
+             f->blk[b].erase_count, f->blk[b].stream);
+  pthread_mutex_unlock (&f->lock);
+}

@@ -88,9 +88,6 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
   return 0;
 }
 
-int dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t chunk,
-                            uint64_t old_page);
-
 /* Move every valid sector of block b out (data into `stream`). */
 int
 gc_relocate_block (struct ftl *f, uint32_t b, int stream)
@@ -149,6 +146,8 @@ gc_relocate_block (struct ftl *f, uint32_t b, int stream)
           ppa_t np;
           r = stream_append_owned (f, stream, &ent, buf, re.owner, &np);
           map_set (f, o, re.lpn, np);
+          if (f->cfg.mapping_mode != FTL_MAP_RAM)
+            dftl_gc_moved (f, o, re.lpn);
           f->st.gc_valid_copies++;
           if (r < 0)
             return r;
@@ -195,6 +194,26 @@ gc_erase_block (struct ftl *f, uint32_t b)
 
 #define GC_BATCH 8
 
+/* Barrier, then erase the relocated victims.  A victim that could not be
+ * emptied (or whose barrier failed) goes back to the closed blocks. */
+static int
+erase_victims (struct ftl *f, const uint32_t *victims, uint32_t nv)
+{
+  int r = gc_erase_barrier (f);
+  for (uint32_t i = 0; i < nv; i++)
+    {
+      uint32_t b = victims[i];
+      if (r == 0 && f->blk[b].valid == 0)
+        r = gc_erase_block (f, b);
+      else
+        {
+          f->blk[b].state = BLK_CLOSED;
+          block_bucket_insert (f, b);
+        }
+    }
+  return r;
+}
+
 /* Collect victims until want_free free blocks, at most max_victims, or the
  * virtual-time budget (0 = none) is used up. */
 int
@@ -218,17 +237,18 @@ gc_collect (struct ftl *f, uint32_t max_victims, uint32_t want_free,
         }
       block_bucket_remove (f, b);
       f->blk[b].state = BLK_VICTIM;
-      r = gc_relocate_block (f, b, f->role_stream[ROLE_GC]);
       victims[nv++] = b;
       done++;
+      r = gc_relocate_block (f, b, f->role_stream[ROLE_GC]);
       if (r < 0)
         break;
+      /* erase in batches (fewer barriers), but at once when free blocks
+       * are scarce: relocation consumes them before erases return any */
       if (nv == GC_BATCH || f->free_blocks + nv >= want_free
-          || done >= max_victims)
+          || done >= max_victims
+          || f->free_blocks < f->gc_low + alloc_stream_width (f, ROLE_GC))
         {
-          r = gc_erase_barrier (f);
-          for (uint32_t i = 0; i < nv && r == 0; i++)
-            r = gc_erase_block (f, victims[i]);
+          r = erase_victims (f, victims, nv);
           nv = 0;
           if (r < 0)
             break;
@@ -238,22 +258,21 @@ gc_collect (struct ftl *f, uint32_t max_victims, uint32_t want_free,
     }
   if (nv)
     {
-      int r2 = gc_erase_barrier (f);
-      for (uint32_t i = 0; i < nv && r2 == 0; i++)
-        {
-          if (f->blk[victims[i]].valid == 0)
-            r2 = gc_erase_block (f, victims[i]);
-          else
-            {
-              f->blk[victims[i]].state = BLK_CLOSED;
-              block_bucket_insert (f, victims[i]);
-            }
-        }
+      int r2 = erase_victims (f, victims, nv);
       if (r == 0)
         r = r2;
     }
   if (done)
     f->st.gc_runs++;
+  /* lazy, batched mapping updates: GC moves of uncached entries reach their
+   * translation pages once every few victims, while free blocks allow */
+  f->gc_victims_unmapped += done;
+  if (r == 0 && f->cfg.mapping_mode != FTL_MAP_RAM
+      && f->gc_victims_unmapped >= 8 && f->free_blocks >= f->gc_low)
+    {
+      f->gc_victims_unmapped = 0;
+      r = dftl_gc_flush_pending (f);
+    }
   f->gc_running = false;
   return r;
 }

@@ -199,6 +199,9 @@ struct map_chunk
 {
   uint32_t nmapped;
   uint32_t map_ppa;           /* DFTL: flash page of this translation page */
+  uint32_t dirty_head;        /* DFTL: cached dirty entries of this page */
+  uint32_t ndirty;
+  uint32_t gc_pending;        /* DFTL: GC moved entries not in the cache */
   ppa_t ppa[];                /* entries_per_chunk */
 };
 
@@ -283,9 +286,15 @@ struct dftl_entry
 {
   uint64_t key;               /* (slot << 32) | lpn */
   uint32_t hnext;
-  uint32_t prev, next;        /* LRU list */
+  uint32_t prev, next;        /* LRU list (clean or dirty area) */
+  uint32_t cprev, cnext;      /* dirty entries of the same translation page */
   uint8_t dirty;
   uint8_t used;
+};
+
+struct dftl_list
+{
+  uint32_t head, tail, n;     /* MRU at head */
 };
 
 struct dftl_cache
@@ -296,8 +305,9 @@ struct dftl_cache
   uint32_t *hash;
   uint32_t hmask;
   uint32_t free_head;
-  uint32_t clean_head, clean_tail, nclean;  /* MRU at head */
-  uint32_t dirty_head, dirty_tail, ndirty;
+  struct dftl_list clean, dirty;
+  uint64_t *pending;          /* (slot << 32 | chunk) with GC updates */
+  uint32_t npending, pending_cap;
 };
 
 /* ---- latency histogram ---------------------------------------------- */
@@ -369,6 +379,7 @@ struct ftl
   bool in_batch;
   uint64_t cur_batch;
   bool gc_running;
+  uint32_t gc_victims_unmapped;  /* DFTL: victims since pending flush */
 
   /* mapping cache (DFTL modes) */
   struct dftl_cache dc;
@@ -430,6 +441,10 @@ void dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
                   bool for_write);
 void dftl_forget_object (struct ftl *f, struct ftl_object *o);
 void dftl_flush_dirty (struct ftl *f);
+void dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn);
+int dftl_gc_flush_pending (struct ftl *f);
+int dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t chunk,
+                            uint64_t old_page);
 
 /* ftl_alloc.c: streams, blocks, valid accounting */
 int alloc_init (struct ftl *f);

@@ -33,6 +33,9 @@ map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn)
         return -ENOMEM;
       ch->nmapped = 0;
       ch->map_ppa = PPA_NONE;
+      ch->dirty_head = SLOT_NONE;
+      ch->ndirty = 0;
+      ch->gc_pending = 0;
       memset (ch->ppa, 0xff, f->epc * sizeof (ppa_t));
       o->chunks[c] = ch;
     }

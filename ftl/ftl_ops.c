@@ -76,8 +76,9 @@ unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
         }
       if (ch->nmapped == 0 && (l % f->epc == f->epc - 1 || l + 1 == end))
         {
-          /* an empty chunk costs 16 KiB; give it back */
-          if (ch->map_ppa == PPA_NONE)
+          /* an empty chunk costs 16 KiB; give it back (DFTL modes keep
+           * it: cache entries and the translation page refer to it) */
+          if (f->cfg.mapping_mode == FTL_MAP_RAM)
             {
               free (ch);
               o->chunks[c] = NULL;
@@ -115,6 +116,10 @@ op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
   for (uint64_t l = first; l <= last; l++)
     {
       int r = map_chunk_ensure (f, o, (uint32_t) l);
+      /* the mapping look-up may write translation pages (and so run GC):
+       * do it before reserving room and reading the old location */
+      if (r == 0 && f->cfg.mapping_mode != FTL_MAP_RAM)
+        dftl_lookup (f, o, (uint32_t) l, true);
       if (r == 0)
         r = stream_reserve (f, s);
       if (r < 0)
@@ -146,8 +151,6 @@ op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
           memcpy (tmp + (a - soff), src + (a - off), b - a);
           data = tmp;
         }
-      if (f->cfg.mapping_mode != FTL_MAP_RAM)
-        dftl_lookup (f, o, (uint32_t) l, true);
       if (old != PPA_NONE)
         sector_invalidate (f, old);
       struct oob_entry ent = {

@@ -66,7 +66,7 @@ wear_static_check (struct ftl *f, uint64_t budget_ns)
   int r = gc_relocate_block (f, coldest, f->role_stream[ROLE_COLD]);
   if (r == 0)
     r = gc_erase_barrier (f);
-  if (r == 0)
+  if (r == 0 && f->blk[coldest].valid == 0)
     r = gc_erase_block (f, coldest);
   else
     {

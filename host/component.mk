@@ -11,7 +11,7 @@ ALL_TARGETS += $(LIBOSSD) $(B)/ossdctl
 
 $(LIBOSSD_OBJS): | $(PROTO_GEN)/ossd.pb-c.h
 $(LIBOSSD): $(LIBOSSD_OBJS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 HOST_LIB_DEPS := $(LIBOSSD) $(DEVICE_LIB) $(RT_LIB) $(FTL_LIB) $(PROTO_LIB)
 

@@ -8,7 +8,7 @@ ALL_TARGETS += $(RT_LIB)
 
 $(RT_LIB): $(RT_OBJS)
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 RT_TEST_SRCS := $(wildcard offload_runtime/tests/test_*.c)
 RT_TESTS := $(patsubst offload_runtime/tests/%.c,$(B)/tests/rt_%,$(RT_TEST_SRCS))
@@ -21,6 +21,12 @@ $(B)/tests/rt_%: $(B)/offload_runtime/tests/%.o $(RT_LIB)
 
 # Libraries a program linking libossd_rt.a needs (ELF loader: libelf).
 RT_LDLIBS := -lelf
+
+# LLVM JIT (jit_*.c): LLVM-C headers for those objects only; programs link
+# the shared libLLVM-14.
+RT_JIT_OBJS := $(call objs,offload_runtime,$(wildcard offload_runtime/jit_*.c))
+$(RT_JIT_OBJS): CPPFLAGS_offload_runtime += $(shell $(LLVM_CONFIG) --cflags)
+RT_LDLIBS += $(shell $(LLVM_CONFIG) --ldflags) -lLLVM-14
 
 # Example kernels (restricted C -> eBPF ELF); tests load them from here.
 RT_EXAMPLE_SRCS := $(wildcard offload_runtime/examples/*.c)
@@ -53,10 +59,10 @@ $(RT_FUZZ): offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) \
 
 # Scan engine over relation files written by a real PostgreSQL 15: a
 # driver linked with libossd_rt.a and a TAP script that initdb's a private
-# cluster (tests/integration/pgpages_scan.sh).
+# cluster (tests/integration/pgpages_scan.sh, registered as a TAP suite by
+# tests/integration/component.mk).
 RT_PGPAGES_DRIVER := $(B)/tests/rt_pgpages_driver
 TEST_BINS += $(RT_PGPAGES_DRIVER)
-TEST_SUITES += tap:tests/integration/pgpages_scan.sh
 
 $(RT_PGPAGES_DRIVER): $(B)/offload_runtime/tests/pgpages_driver.o $(RT_LIB)
 	@mkdir -p $(dir $@)

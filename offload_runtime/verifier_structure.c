@@ -196,7 +196,8 @@ verifier_check_structure (struct verifier *v)
                    && ((uint32_t) in->imm > v->prog->rodata_len || insn[i + 1].imm))
             rc = vreject (v, i, "read-only data offset %u out of bounds (%u bytes)",
                           (uint32_t) in->imm, v->prog->rodata_len);
-          second[i + 1] = 1;
+          if (i + 1 < n)
+            second[i + 1] = 1;
           break;
         default:
           rc = vreject (v, i, "invalid opcode 0x%02x", in->code);

@@ -19,7 +19,7 @@ $(B)/proto-gen/ossd.pb-c.o: $(PROTO_GEN)/ossd.pb-c.c
 $(PROTO_OBJS) : | $(PROTO_GEN)/ossd.pb-c.h
 
 $(PROTO_LIB): $(PROTO_OBJS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 PROTO_TEST_SRCS := $(wildcard proto/tests/test_*.c)
 PROTO_TESTS := $(patsubst proto/tests/%.c,$(B)/tests/proto_%,$(PROTO_TEST_SRCS))

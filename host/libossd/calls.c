@@ -375,63 +375,156 @@ data_per_command (ossd_t *o)
   return o->chunk_bytes - OSSD_LBA_SIZE;
 }
 
+/* Read a protobuf varint; returns bytes used or 0 if malformed. */
+static size_t
+get_varint (const uint8_t *p, size_t len, uint64_t *v)
+{
+  uint64_t x = 0;
+  for (size_t i = 0; i < len && i < 10; i++)
+    {
+      x |= (uint64_t) (p[i] & 0x7f) << (7 * i);
+      if (!(p[i] & 0x80))
+        {
+          *v = x;
+          return i + 1;
+        }
+    }
+  return 0;
+}
+
+/* The data of a successful READ response, found in place: a Response
+ * holding only body `read` (field 14) whose ReadResult holds `data`
+ * (field 1) and `object_size` (field 2) - what the drive sends for every
+ * successful READ.  Anything else returns false and is decoded by
+ * protobuf-c instead. */
+static bool
+read_reply_in_place (const uint8_t *msg, size_t len, const uint8_t **data,
+                     size_t *dlen)
+{
+  uint64_t inner, v;
+  size_t k, pos;
+
+  *data = NULL;
+  *dlen = 0;
+  if (len < 2 || msg[0] != ((OSSD__RESPONSE__BODY_READ << 3) | 2))
+    return false;
+  if (!(k = get_varint (msg + 1, len - 1, &inner)) || 1 + k + inner != len)
+    return false;
+  for (pos = 1 + k; pos < len;)
+    {
+      uint8_t tag = msg[pos++];
+      if (!(k = get_varint (msg + pos, len - pos, &v)))
+        return false;
+      pos += k;
+      if (tag == ((1 << 3) | 2))
+        {
+          if (v > len - pos)
+            return false;
+          *data = msg + pos;
+          *dlen = v;
+          pos += v;
+        }
+      else if (tag != (2 << 3))
+        return false;
+    }
+  return pos == len;
+}
+
 int
 ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
            size_t len, size_t *nread, ossd_error *err)
 {
-  size_t piece = data_per_command (o);
-  size_t n = len ? (len + piece - 1) / piece : 1;
+  size_t piece = data_per_command (o), done = 0;
   Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
-  Ossd__Read *rd = calloc (n, sizeof *rd);
-  Ossd__Request *rq = calloc (n, sizeof *rq);
-  const Ossd__Request **rqp = calloc (n, sizeof *rqp);
-  Ossd__Response **rs = calloc (n, sizeof *rs);
-  size_t total = 0;
-  bool short_read = false;
-  int r = -ENOMEM;
+  bool eof = false;
+  int r = 0;
 
   *nread = 0;
-  if (!rd || !rq || !rqp || !rs)
-    goto out;
   id.pid = pid;
   id.oid = oid;
-  for (size_t i = 0; i < n; i++)
+  /* Pipelined in rounds: one request per slot we may hold, all sent,
+   * then all answers read straight into the caller's buffer. */
+  while (r == 0 && !eof && (done < len || len == 0))
     {
-      ossd__read__init (&rd[i]);
-      rd[i].obj = &id;
-      rd[i].offset = off + i * piece;
-      rd[i].length = len - i * piece < piece ? len - i * piece : piece;
-      ossd__request__init (&rq[i]);
-      rq[i].body_case = OSSD__REQUEST__BODY_READ;
-      rq[i].read = &rd[i];
-      rqp[i] = &rq[i];
-    }
-  r = ossd_call_many (o, rqp, n, rs, err);
-  for (size_t i = 0; r == 0 && i < n; i++)
-    {
-      const Ossd__ReadResult *res = rs[i]->read;
-      if (rs[i]->body_case != OSSD__RESPONSE__BODY_READ)
+      struct client_slot *slots[64];
+      uint64_t seqs[64];
+      size_t offs[64], lens[64], k = 0;
+
+      while (k < o->opts.max_slots && k < 64 && done + k * piece < len)
         {
-          client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
-                            "READ answered without read data");
-          r = -EPROTO;
-          break;
+          Ossd__Request req = OSSD__REQUEST__INIT;
+          Ossd__Read rd = OSSD__READ__INIT;
+
+          if (k > 0)
+            {
+              bool free_slot = o->n_slots < o->opts.max_slots;
+              pthread_mutex_lock (&o->lock);
+              for (uint32_t j = 0; j < o->n_slots; j++)
+                free_slot |= !o->slots[j].busy;
+              pthread_mutex_unlock (&o->lock);
+              if (!free_slot)
+                break;
+            }
+          offs[k] = done + k * piece;
+          lens[k] = len - offs[k] < piece ? len - offs[k] : piece;
+          rd.obj = &id;
+          rd.offset = off + offs[k];
+          rd.length = lens[k];
+          req.body_case = OSSD__REQUEST__BODY_READ;
+          req.read = &rd;
+          if (!(slots[k] = client_slot_get (o, err)))
+            {
+              r = -(err && err->errnum ? err->errnum : EBUSY);
+              break;
+            }
+          if ((r = client_send (o, slots[k], &req, &seqs[k], err)) < 0)
+            {
+              client_slot_put (o, slots[k]);
+              break;
+            }
+          k++;
         }
-      if (short_read)
+      for (size_t j = 0; j < k; j++)
+        {
+          const uint8_t *msg, *data;
+          size_t mlen, dlen;
+          bool more;
+          int e = client_recv_raw (o, slots[j], seqs[j], lens[j] + 64, &msg,
+                                   &mlen, &more, err);
+          if (e == 0 && !read_reply_in_place (msg, mlen, &data, &dlen))
+            {
+              Ossd__Response *resp = ossd__response__unpack (NULL, mlen, msg);
+              if (!resp)
+                {
+                  client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                                    "READ response does not decode as ossd.Response");
+                  e = -EPROTO;
+                }
+              else if ((e = client_check_status (resp, "READ", err)) == 0)
+                {
+                  client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                                    "READ answered without read data");
+                  e = -EPROTO;
+                }
+              if (resp)
+                ossd__response__free_unpacked (resp, NULL);
+            }
+          else if (e == 0 && r == 0 && !eof)
+            {
+              if (dlen > lens[j])
+                dlen = lens[j];
+              memcpy ((uint8_t *) buf + offs[j], data, dlen);
+              *nread = offs[j] + dlen;
+              eof = dlen < lens[j];
+            }
+          if (e < 0 && r == 0)
+            r = e;
+          client_slot_put (o, slots[j]);
+        }
+      done += k * piece;
+      if (len == 0)
         break;
-      memcpy ((uint8_t *) buf + i * piece, res->data.data, res->data.len);
-      total += res->data.len;
-      short_read = res->data.len < rd[i].length;
     }
-  *nread = total;
-out:
-  for (size_t i = 0; rs && i < n; i++)
-    if (rs[i])
-      ossd__response__free_unpacked (rs[i], NULL);
-  free (rd);
-  free (rq);
-  free (rqp);
-  free (rs);
   return r;
 }
 

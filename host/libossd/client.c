@@ -204,6 +204,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
               client_set_error (err, OSSD_STATUS_TRANSPORT, ENOMEM, "out of memory");
               return NULL;
             }
+          ossd_reassembly_init (&s->ra, 1ull << 40);
           s->busy = true;
           o->n_slots++;
           pthread_mutex_unlock (&o->lock);
@@ -252,20 +253,18 @@ round_lbas (size_t n, size_t cap)
 }
 
 int
-client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
-             size_t size_hint, Ossd__Response **resp, bool *stream_more,
-             ossd_error *err)
+client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                 size_t size_hint, const uint8_t **msg, size_t *len,
+                 bool *stream_more, ossd_error *err)
 {
   uint64_t lba = ossd_response_lba (&o->ctl, s->index);
   uint64_t deadline = now_ms () + o->opts.timeout_ms;
-  struct ossd_reassembly ra;
   size_t want = round_lbas (size_hint + OSSD_FRAME_HDR_SIZE + 64,
                             o->chunk_bytes);
   char why[300];
   int r;
 
-  *resp = NULL;
-  ossd_reassembly_init (&ra, 1ull << 40);
+  ossd_reassembly_reset (&s->ra);
   for (;;)
     {
       struct ossd_frame_hdr h;
@@ -278,7 +277,7 @@ client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
           client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
                             "reading slot %u's response from %s: %s",
                             s->index, o->uri, why);
-          break;
+          return r;
         }
       r = ossd_frame_decode (s->buf, want, &h, &chunk, why, sizeof why);
       if (r < 0)
@@ -286,7 +285,7 @@ client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
           client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
                             "bad response frame in slot %u of %s: %s",
                             s->index, o->uri, why);
-          break;
+          return r;
         }
       if (h.flags & OSSD_F_PENDING)
         {
@@ -295,41 +294,64 @@ client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
               client_set_error (err, OSSD_STATUS_TRANSPORT, ETIMEDOUT,
                                 "no response from %s in slot %u after %u ms",
                                 o->uri, s->index, o->opts.timeout_ms);
-              r = -ETIMEDOUT;
-              break;
+              return -ETIMEDOUT;
             }
           continue;
         }
       if (h.sequence != sequence)
         continue;               /* a stale answer to an abandoned request */
-      r = ossd_reassembly_add (&ra, &h, chunk, why, sizeof why);
+      if ((h.flags & (OSSD_F_FIRST | OSSD_F_LAST)) == (OSSD_F_FIRST | OSSD_F_LAST)
+          && h.chunk_length == h.total_length)
+        {
+          /* One chunk: decode in place, no copy. */
+          *msg = chunk;
+          *len = h.chunk_length;
+          *stream_more = h.flags & OSSD_F_STREAM;
+          return 0;
+        }
+      r = ossd_reassembly_add (&s->ra, &h, chunk, why, sizeof why);
       if (r < 0)
         {
           client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
                             "response from %s in slot %u: %s", o->uri,
                             s->index, why);
-          break;
+          return r;
         }
       if (r == 1)
         {
+          *msg = s->ra.buf;
+          *len = s->ra.total;
           *stream_more = h.flags & OSSD_F_STREAM;
-          *resp = ossd__response__unpack (NULL, ra.total, ra.buf);
-          if (!*resp)
-            {
-              client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
-                                "response from %s in slot %u (%llu bytes) does not decode as ossd.Response",
-                                o->uri, s->index, (unsigned long long) ra.total);
-              r = -EPROTO;
-            }
-          else
-            r = 0;
-          break;
+          return 0;
         }
-      want = round_lbas (ra.total - ra.have + OSSD_FRAME_HDR_SIZE,
+      want = round_lbas (s->ra.total - s->ra.have + OSSD_FRAME_HDR_SIZE,
                          o->chunk_bytes);
     }
-  ossd_reassembly_free (&ra);
-  return r;
+}
+
+int
+client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
+             size_t size_hint, Ossd__Response **resp, bool *stream_more,
+             ossd_error *err)
+{
+  const uint8_t *msg;
+  size_t len;
+  int r;
+
+  *resp = NULL;
+  r = client_recv_raw (o, s, sequence, size_hint, &msg, &len, stream_more,
+                       err);
+  if (r < 0)
+    return r;
+  *resp = ossd__response__unpack (NULL, len, msg);
+  if (!*resp)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                        "response from %s in slot %u (%zu bytes) does not decode as ossd.Response",
+                        o->uri, s->index, len);
+      return -EPROTO;
+    }
+  return 0;
 }
 
 int
@@ -429,7 +451,10 @@ ossd_disconnect (ossd_t *o)
       ossd_transport_close (o->t);
     }
   for (uint32_t i = 0; i < o->n_slots; i++)
-    free (o->slots[i].buf);
+    {
+      free (o->slots[i].buf);
+      ossd_reassembly_free (&o->slots[i].ra);
+    }
   free (o->slots);
   free (o->uri);
   pthread_mutex_destroy (&o->lock);

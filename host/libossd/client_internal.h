@@ -13,6 +13,7 @@ struct client_slot
   uint32_t index;              /* drive slot number */
   uint64_t sequence;
   uint8_t *buf;                /* one window, LBA-aligned */
+  struct ossd_reassembly ra;   /* multi-chunk responses, buffer kept */
   bool busy;
 };
 
@@ -51,6 +52,11 @@ int client_send (ossd_t *o, struct client_slot *s, const Ossd__Request *req,
 int client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
                  size_t size_hint, Ossd__Response **resp, bool *stream_more,
                  ossd_error *err);
+/* The same, without decoding: *msg points at the serialized Response
+ * inside the slot's buffers (valid until the slot's next use). */
+int client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                     size_t size_hint, const uint8_t **msg, size_t *len,
+                     bool *stream_more, ossd_error *err);
 size_t client_size_hint (const Ossd__Request *req);
 int client_check_status (const Ossd__Response *resp, const char *what,
                          ossd_error *err);

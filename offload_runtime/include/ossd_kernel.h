@@ -119,7 +119,7 @@ enum ossd_helper_id
   OSSD_H_NUMERIC_ADD = 2,      /* (P a, P b, W out) -> 0 */
   OSSD_H_NUMERIC_SUB = 3,
   OSSD_H_NUMERIC_MUL = 4,
-  OSSD_H_NUMERIC_FROM_INT = 5, /* (S int64, S scale, W out) -> 0 */
+  OSSD_H_NUMERIC_FROM_INT = 5, /* (S int64 v, S scale, W out) -> 0; out = v * 10^-scale */
   OSSD_H_FLOAT8_CMP = 6,       /* (S bits a, S bits b) -> -1/0/1, NaN largest */
   OSSD_H_FLOAT8_ADD = 7,       /* (S a, S b) -> bits */
   OSSD_H_FLOAT8_SUB = 8,
@@ -135,7 +135,8 @@ enum ossd_helper_id
   OSSD_H_DATE_CMP = 18,        /* (S a, S b) -> -1/0/1 */
   OSSD_H_TIMESTAMP_CMP = 19,
   OSSD_H_HASH64 = 20,          /* (P data, S len, S seed) -> hash */
-  OSSD_H_NUMERIC_FROM_FLOAT8 = 21, /* (S bits, S scale, W out) -> 0 */
+  OSSD_H_NUMERIC_FROM_FLOAT8 = 21, /* (S bits, S scale, W out) -> 0; as PostgreSQL's
+                                      float8::numeric, at `scale` digits, else row to host */
   OSSD_H_BPCHAR_CMP = 22,
   OSSD_H_MAX = 22
 };

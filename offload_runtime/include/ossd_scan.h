@@ -172,8 +172,11 @@ struct ossd_scan_attr
   bool dropped;                /* stepped over, never referenced */
   bool has_missing;            /* atthasmissing: value for tuples with fewer attributes */
   bool missing_null;           /* the missing value is NULL */
-  const void *missing;         /* its datum image: by-value types their `len`
-                                * little-endian bytes; varlena incl. header */
+  const void *missing;         /* its datum image: by-value and fixed-length
+                                * types their `len` bytes as stored in a
+                                * tuple; varlena: the complete varlena with
+                                * its header (a compressed/external one sends
+                                * referencing rows to the host) */
   uint32_t missing_len;
 };
 
@@ -203,7 +206,12 @@ struct ossd_scan_kernel
   void (*thread_fini) (void *kernel, void *state);
 };
 
-/* Type of a map kernel output column (pg_type of the expression). */
+/* Type of a map kernel output column (pg_type of the expression).  A map
+ * kernel can produce fixed-size by-value types and numeric.  It writes
+ * ctx->out[i].value in the ABI's column representation (ints/date/
+ * timestamp sign-extended; float4 AND float8 as float8 bits, like float4
+ * inputs) or out[i].num for numeric at any scale 0..38; the engine turns
+ * them into Datums / numeric varlenas. */
 struct ossd_scan_outcol
 {
   uint32_t type_oid;

@@ -168,6 +168,7 @@ aggs () {
   fi
   if diff "$tmp/dev" "$tmp/pg" >"$tmp/diff"; then
     tap_ok "$name ($(wc -l <"$tmp/pg") groups, $(wc -l <"$tmp/hosts") rows via host)"
+    echo "# first group: $(head -1 "$tmp/pg" | cut -c1-300)"
   else
     tap_not_ok "$name" "$(head -6 "$tmp/diff" | tr '\n' ' ')"
   fi

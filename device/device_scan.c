@@ -1,0 +1,440 @@
+/* device_scan.c - SCAN: an offloaded scan of heap pages stored in
+ * objects.  The request is checked and translated into the runtime's
+ * struct ossd_scan_request, kernels are loaded and verified (or taken
+ * from the deployed ones), and the scan runs on the slot's own thread,
+ * streaming one Response{scan: ScanChunk} per result chunk; the last one
+ * has last = true.  A new request on the slot (or Cancel) stops it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_internal.h"
+#include "ossd_rt.h"
+#include "ossd_scan.h"
+
+#define MAX_SCAN_BLOCK_RANGES 65536
+
+struct scan_kernel
+{
+  struct ossd_prog *owned;            /* loaded from the request */
+  struct device_kernel *deployed;     /* or a reference to a deployed one */
+  const struct ossd_prog *prog;
+};
+
+struct scan_job
+{
+  ossd_device_t *dev;
+  struct ossd_slot *slot;
+  uint64_t seq;
+  Ossd__Request *req;                 /* owned copy of the request */
+  struct ossd_scan_request sr;
+  struct ossd_scan_target *targets;
+  struct ossd_block_range *ranges;
+  uint64_t *target_oid, *target_pid;
+  struct ossd_scan_attr *attrs;
+  uint16_t *bind, *proj;
+  struct ossd_scan_outcol *outputs;
+  struct ossd_scan_agg *aggs;
+  struct scan_kernel filter, map;
+  uint64_t started_ns;
+  char err[512];
+};
+
+static void
+scan_kernel_release (struct scan_kernel *k)
+{
+  ossd_prog_free (k->owned);
+  device_kernel_put (k->deployed);
+  memset (k, 0, sizeof *k);
+}
+
+static void
+scan_job_free (struct scan_job *j)
+{
+  if (!j)
+    return;
+  scan_kernel_release (&j->filter);
+  scan_kernel_release (&j->map);
+  if (j->req)
+    ossd__request__free_unpacked (j->req, NULL);
+  free (j->targets);
+  free (j->ranges);
+  free (j->target_oid);
+  free (j->target_pid);
+  free (j->attrs);
+  free (j->bind);
+  free (j->proj);
+  free (j->outputs);
+  free (j->aggs);
+  free (j);
+}
+
+/* ---- kernels: the interpreter, one exec state per worker thread ---- */
+static void *
+interp_thread_init (void *kernel)
+{
+  struct ossd_exec_state *st = malloc (sizeof *st);
+  if (st)
+    ossd_exec_state_init (st);
+  return st;
+}
+
+static void
+interp_thread_fini (void *kernel, void *state)
+{
+  free (state);
+}
+
+static int
+interp_exec (void *kernel, struct ossd_kctx *ctx, void *state)
+{
+  int64_t r = ossd_interp_run (kernel, ctx, state);
+  return r < 0 ? (int) r : (int) r;
+}
+
+static int
+scan_kernel_prepare (struct scan_job *j, struct scan_kernel *k,
+                     const ProtobufCBinaryData *image, const char *name,
+                     const char *what, struct ossd_scan_kernel *out)
+{
+  char log[2048];
+
+  if (name && *name)
+    {
+      k->deployed = device_kernel_get (j->dev, name);
+      if (!k->deployed)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: no kernel named '%s' is deployed on the drive", name);
+          return -ENOENT;
+        }
+      k->prog = device_kernel_prog (k->deployed);
+    }
+  else if (image && image->len)
+    {
+      int r = ossd_prog_load (image->data, image->len, &k->owned, log, sizeof log);
+      if (r == 0)
+        r = ossd_prog_verify (k->owned, log, sizeof log);
+      if (r < 0)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: the %s kernel was rejected: %s", what, log);
+          return -EPERM;
+        }
+      k->prog = k->owned;
+    }
+  else
+    return 0;
+  out->exec = interp_exec;
+  out->kernel = (void *) k->prog;
+  out->thread_init = interp_thread_init;
+  out->thread_fini = interp_thread_fini;
+  return 0;
+}
+
+/* ---- callbacks ---- */
+static int
+scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
+                 char *err, size_t errlen)
+{
+  struct scan_job *j = arg;
+  ftl_error fe = { "" };
+  size_t got = 0;
+  int r;
+
+  if (atomic_load (&j->slot->cancel))
+    return -ECANCELED;
+  r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
+                (uint64_t) block * OSSD_PG_BLCKSZ, page, OSSD_PG_BLCKSZ, &got, &fe);
+  if (r == 0 && got != OSSD_PG_BLCKSZ)
+    {
+      snprintf (err, errlen, "block %u of object %llu lies past its end", block,
+                (unsigned long long) j->target_oid[target]);
+      return -EINVAL;
+    }
+  if (r < 0)
+    snprintf (err, errlen, "reading block %u of object %llu: %s", block,
+              (unsigned long long) j->target_oid[target], fe.msg);
+  return r;
+}
+
+static int
+scan_sink (void *arg, const struct ossd_scan_chunk *c)
+{
+  struct scan_job *j = arg;
+  Ossd__Response resp = OSSD__RESPONSE__INIT;
+  Ossd__ScanChunk sc = OSSD__SCAN_CHUNK__INIT;
+  uint32_t *hb = NULL;
+
+  if (atomic_load (&j->slot->cancel))
+    return -ECANCELED;
+  sc.rows.data = (uint8_t *) c->rows;
+  sc.rows.len = c->rows_len;
+  sc.row_count = c->row_count;
+  sc.host_rows.data = (uint8_t *) c->host_rows;
+  sc.host_rows.len = c->host_rows_len;
+  sc.host_row_count = c->host_row_count;
+  if (c->host_block_count)
+    {
+      hb = malloc (3 * sizeof *hb * c->host_block_count);
+      if (!hb)
+        return -ENOMEM;
+      for (uint32_t i = 0; i < c->host_block_count; i++)
+        {
+          hb[3 * i] = c->host_blocks[i].target;
+          hb[3 * i + 1] = c->host_blocks[i].block;
+          hb[3 * i + 2] = c->host_blocks[i].reason;
+        }
+      sc.n_host_blocks = 3 * (size_t) c->host_block_count;
+      sc.host_blocks = hb;
+    }
+  sc.groups.data = (uint8_t *) c->groups;
+  sc.groups.len = c->groups_len;
+  sc.group_count = c->group_count;
+  sc.last = c->last;
+  if (c->last)
+    {
+      sc.blocks_scanned = c->counters.blocks_scanned;
+      sc.blocks_to_host = c->counters.blocks_to_host;
+      sc.tuples_seen = c->counters.tuples_seen;
+      sc.tuples_visible = c->counters.tuples_visible;
+      sc.tuples_matched = c->counters.tuples_matched;
+      sc.rows_out = c->counters.rows_out;
+      sc.rows_to_host = c->counters.rows_to_host;
+      sc.groups_out = c->counters.groups_out;
+      sc.bytes_read = c->counters.bytes_read;
+      sc.device_ns = device_now_ns () - j->started_ns;
+    }
+  sc.kernel_mode = (char *) "interpreter";
+  resp.body_case = OSSD__RESPONSE__BODY_SCAN;
+  resp.scan = &sc;
+  atomic_fetch_add (&j->dev->ctr.scan_bytes_out,
+                    c->rows_len + c->host_rows_len + c->groups_len);
+  device_slot_respond (j->slot, j->seq, &resp, !c->last);
+  free (hb);
+  return 0;
+}
+
+/* ---- request translation ---- */
+static int
+scan_translate (struct scan_job *j)
+{
+  const Ossd__Scan *s = j->req->scan;
+  size_t nr = 0;
+
+  if (s->n_targets == 0 || s->n_attrs == 0)
+    {
+      snprintf (j->err, sizeof j->err, "SCAN: the request names %zu objects and %zu attributes; both are needed",
+                s->n_targets, s->n_attrs);
+      return -EINVAL;
+    }
+  for (size_t t = 0; t < s->n_targets; t++)
+    {
+      if (!s->targets[t]->obj || s->targets[t]->obj->pid == OSSD_SYS_PID)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: target %zu has no object in a user partition", t);
+          return -EINVAL;
+        }
+      nr += s->targets[t]->n_ranges;
+    }
+  if (nr > MAX_SCAN_BLOCK_RANGES)
+    {
+      snprintf (j->err, sizeof j->err, "SCAN: %zu block ranges exceed the limit of %d", nr,
+                MAX_SCAN_BLOCK_RANGES);
+      return -E2BIG;
+    }
+  j->targets = calloc (s->n_targets, sizeof *j->targets);
+  j->target_oid = calloc (s->n_targets, sizeof *j->target_oid);
+  j->target_pid = calloc (s->n_targets, sizeof *j->target_pid);
+  j->ranges = calloc (nr ? nr : 1, sizeof *j->ranges);
+  j->attrs = calloc (s->n_attrs, sizeof *j->attrs);
+  j->bind = calloc (s->n_referenced + 1, sizeof *j->bind);
+  j->proj = calloc (s->n_projection + 1, sizeof *j->proj);
+  j->outputs = calloc (s->n_outputs + 1, sizeof *j->outputs);
+  j->aggs = calloc (s->n_aggs + 1, sizeof *j->aggs);
+  if (!j->targets || !j->target_oid || !j->target_pid || !j->ranges || !j->attrs
+      || !j->bind || !j->proj || !j->outputs || !j->aggs)
+    {
+      snprintf (j->err, sizeof j->err, "SCAN: out of memory");
+      return -ENOMEM;
+    }
+  nr = 0;
+  for (size_t t = 0; t < s->n_targets; t++)
+    {
+      const Ossd__ScanTarget *st = s->targets[t];
+      struct ftl_object_info info;
+
+      if (ftl_stat_object (j->dev->ftl, st->obj->pid, st->obj->oid, &info, NULL) < 0)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: target %zu: object (pid %llu, oid %llu) does not exist",
+                    t, (unsigned long long) st->obj->pid, (unsigned long long) st->obj->oid);
+          return -ENOENT;
+        }
+      j->target_pid[t] = st->obj->pid;
+      j->target_oid[t] = st->obj->oid;
+      j->targets[t].first_block = st->first_block;
+      j->targets[t].nranges = st->n_ranges;
+      j->targets[t].ranges = &j->ranges[nr];
+      for (size_t k = 0; k < st->n_ranges; k++, nr++)
+        {
+          uint64_t end = (uint64_t) st->ranges[k]->start + st->ranges[k]->count;
+          if (end * OSSD_PG_BLCKSZ > info.size)
+            {
+              snprintf (j->err, sizeof j->err, "SCAN: target %zu range [%u, +%u) ends past the object's %llu blocks",
+                        t, st->ranges[k]->start, st->ranges[k]->count,
+                        (unsigned long long) (info.size / OSSD_PG_BLCKSZ));
+              return -EINVAL;
+            }
+          j->ranges[nr].start = st->ranges[k]->start;
+          j->ranges[nr].count = st->ranges[k]->count;
+        }
+    }
+  for (size_t a = 0; a < s->n_attrs; a++)
+    {
+      const Ossd__ScanAttr *sa = s->attrs[a];
+      j->attrs[a].len = (int16_t) sa->len;
+      j->attrs[a].align = (uint8_t) sa->align;
+      j->attrs[a].byval = sa->byval;
+      j->attrs[a].type_oid = sa->type_oid;
+      j->attrs[a].typmod = sa->typmod;
+      j->attrs[a].dropped = sa->dropped;
+      j->attrs[a].has_missing = sa->has_missing;
+      j->attrs[a].missing_null = sa->missing_null;
+      j->attrs[a].missing = sa->missing.data;
+      j->attrs[a].missing_len = (uint32_t) sa->missing.len;
+    }
+  for (size_t i = 0; i < s->n_referenced; i++)
+    j->bind[i] = (uint16_t) s->referenced[i];
+  for (size_t i = 0; i < s->n_projection; i++)
+    j->proj[i] = (uint16_t) s->projection[i];
+  for (size_t i = 0; i < s->n_outputs; i++)
+    {
+      j->outputs[i].type_oid = s->outputs[i]->type_oid;
+      j->outputs[i].len = (int16_t) s->outputs[i]->len;
+      j->outputs[i].byval = s->outputs[i]->byval;
+      j->outputs[i].align = (uint8_t) s->outputs[i]->align;
+      j->outputs[i].typmod = s->outputs[i]->typmod;
+    }
+  for (size_t i = 0; i < s->n_aggs; i++)
+    {
+      j->aggs[i].kind = (uint8_t) s->aggs[i]->kind;
+      j->aggs[i].input = s->aggs[i]->input;
+    }
+  if (s->n_filter_args)
+    {
+      snprintf (j->err, sizeof j->err, "SCAN: constant kernel arguments are not supported by this drive firmware");
+      return -ENOTSUP;
+    }
+
+  struct ossd_scan_request *r = &j->sr;
+  r->ntargets = (uint32_t) s->n_targets;
+  r->targets = j->targets;
+  r->natts = (uint32_t) s->n_attrs;
+  r->attrs = j->attrs;
+  r->snapshot_xmin = s->snapshot_xmin;
+  r->nbind = (uint32_t) s->n_referenced;
+  r->bind = j->bind;
+  r->nout = (uint32_t) s->n_outputs;
+  r->outputs = j->outputs;
+  r->nproj = (uint32_t) s->n_projection;
+  r->proj = j->proj;
+  r->naggs = (uint32_t) s->n_aggs;
+  r->aggs = j->aggs;
+  r->ngroup_by = (uint32_t) s->n_group_by;
+  r->group_by = s->group_by;
+  r->limit = s->limit;
+  r->max_groups = s->max_groups;
+  r->workers = s->workers ? s->workers : j->dev->opts.scan_workers;
+  if (r->workers > OSSD_SCAN_MAX_WORKERS)
+    r->workers = OSSD_SCAN_MAX_WORKERS;
+  r->read_block = scan_read_block;
+  r->read_arg = j;
+  r->sink = scan_sink;
+  r->sink_arg = j;
+
+  int e = scan_kernel_prepare (j, &j->filter,
+                               s->filter_case == OSSD__SCAN__FILTER_FILTER_PROGRAM ? &s->filter_program : NULL,
+                               s->filter_case == OSSD__SCAN__FILTER_FILTER_KERNEL ? s->filter_kernel : NULL,
+                               "filter", &r->filter);
+  if (e == 0)
+    e = scan_kernel_prepare (j, &j->map, &s->map_program, NULL, "map", &r->map);
+  if (e < 0)
+    return e;
+  if (ossd_scan_validate (r, j->err, sizeof j->err) < 0)
+    return -EINVAL;
+  return 0;
+}
+
+static void *
+scan_thread (void *arg)
+{
+  struct scan_job *j = arg;
+  struct ossd_scan_counters totals;
+  char err[512];
+  int r;
+
+  pthread_rwlock_rdlock (&j->dev->ftl_lock);
+  r = ossd_scan_run (&j->sr, &totals, err, sizeof err);
+  pthread_rwlock_unlock (&j->dev->ftl_lock);
+  if (r < 0 && r != -ECANCELED && !atomic_load (&j->slot->cancel))
+    {
+      char reason[600];
+      snprintf (reason, sizeof reason, "SCAN failed: %s", err);
+      device_slot_respond_error (j->slot, j->seq, device_status_from_errno (r) == OSSD__STATUS__ERR_IO
+                                 ? OSSD__STATUS__ERR_KERNEL : device_status_from_errno (r),
+                                 reason);
+    }
+  scan_job_free (j);
+  return NULL;
+}
+
+void
+device_scan_start (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
+                   const Ossd__Request *req)
+{
+  struct scan_job *j = calloc (1, sizeof *j);
+  size_t len;
+  uint8_t *buf;
+  int e;
+
+  if (!j)
+    return device_slot_respond_error (s, seq, OSSD__STATUS__ERR_IO, "SCAN: out of memory");
+  j->dev = dev;
+  j->slot = s;
+  j->seq = seq;
+  j->started_ns = device_now_ns ();
+  /* The decoded request belongs to the caller: keep our own copy. */
+  len = ossd__request__get_packed_size (req);
+  buf = malloc (len ? len : 1);
+  if (buf)
+    {
+      ossd__request__pack (req, buf);
+      j->req = ossd__request__unpack (NULL, len, buf);
+      free (buf);
+    }
+  if (!j->req)
+    {
+      scan_job_free (j);
+      return device_slot_respond_error (s, seq, OSSD__STATUS__ERR_IO, "SCAN: out of memory");
+    }
+  pthread_rwlock_rdlock (&dev->ftl_lock);
+  e = scan_translate (j);
+  pthread_rwlock_unlock (&dev->ftl_lock);
+  if (e < 0)
+    {
+      Ossd__Status st = e == -EPERM ? OSSD__STATUS__ERR_VERIFIER : device_status_from_errno (e);
+      device_slot_respond_error (s, seq, st, j->err);
+      scan_job_free (j);
+      return;
+    }
+  atomic_fetch_add (&dev->ctr.scans, 1);
+  pthread_mutex_lock (&s->lock);
+  atomic_store (&s->cancel, false);
+  e = pthread_create (&s->stream_thread, NULL, scan_thread, j);
+  s->stream_running = e == 0;
+  pthread_mutex_unlock (&s->lock);
+  if (e != 0)
+    {
+      device_slot_respond_error (s, seq, OSSD__STATUS__ERR_IO, "SCAN: cannot start a scan thread");
+      scan_job_free (j);
+    }
+}

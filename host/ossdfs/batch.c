@@ -1,0 +1,153 @@
+/* batch.c - builds the COMPOUNDs through which ossdfs changes the
+ * namespace atomically (create, unlink, rename, link...), and runs them.
+ * A batch lives on the stack; small values are copied into it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ossdfs.h"
+
+void
+batch_init (struct batch *b)
+{
+  b->n = 0;
+}
+
+static Ossd__ObjectId *
+next_op (struct batch *b, uint64_t pid, uint64_t oid, Ossd__CompoundOp **op)
+{
+  size_t i = b->n++;
+
+  if (i >= BATCH_MAX)
+    abort ();
+  ossd__compound_op__init (&b->op[i]);
+  ossd__object_id__init (&b->id[i]);
+  b->id[i].pid = pid;
+  b->id[i].oid = oid;
+  b->opp[i] = &b->op[i];
+  *op = &b->op[i];
+  return &b->id[i];
+}
+
+void
+batch_create (struct batch *b, uint64_t pid, uint64_t oid)
+{
+  Ossd__CompoundOp *op;
+  Ossd__ObjectId *id = next_op (b, pid, oid, &op);
+  Ossd__Create *c = &b->body[b->n - 1].create;
+
+  ossd__create__init (c);
+  c->obj = id;
+  c->exclusive = true;
+  op->op_case = OSSD__COMPOUND_OP__OP_CREATE;
+  op->create = c;
+}
+
+void
+batch_remove (struct batch *b, uint64_t pid, uint64_t oid)
+{
+  Ossd__CompoundOp *op;
+  Ossd__ObjectId *id = next_op (b, pid, oid, &op);
+  Ossd__Remove *c = &b->body[b->n - 1].remove;
+
+  ossd__remove__init (c);
+  c->obj = id;
+  op->op_case = OSSD__COMPOUND_OP__OP_REMOVE;
+  op->remove = c;
+}
+
+void
+batch_write (struct batch *b, uint64_t pid, uint64_t oid, uint64_t off,
+             const void *data, size_t len)
+{
+  Ossd__CompoundOp *op;
+  Ossd__ObjectId *id = next_op (b, pid, oid, &op);
+  size_t i = b->n - 1;
+  Ossd__Write *w = &b->body[i].write;
+
+  ossd__write__init (w);
+  w->obj = id;
+  w->offset = off;
+  if (len <= BATCH_SCRATCH)
+    {
+      memcpy (b->scratch[i], data, len);
+      data = b->scratch[i];
+    }
+  w->data.data = (uint8_t *) data;
+  w->data.len = len;
+  op->op_case = OSSD__COMPOUND_OP__OP_WRITE;
+  op->write = w;
+}
+
+void
+batch_set_length (struct batch *b, uint64_t pid, uint64_t oid, uint64_t len)
+{
+  Ossd__CompoundOp *op;
+  Ossd__ObjectId *id = next_op (b, pid, oid, &op);
+  Ossd__SetLength *s = &b->body[b->n - 1].set_length;
+
+  ossd__set_length__init (s);
+  s->obj = id;
+  s->length = len;
+  op->op_case = OSSD__COMPOUND_OP__OP_SET_LENGTH;
+  op->set_length = s;
+}
+
+void
+batch_set_attr (struct batch *b, uint64_t pid, uint64_t oid, uint32_t page,
+                uint32_t number, const void *val, size_t len)
+{
+  Ossd__CompoundOp *op;
+  Ossd__ObjectId *id = next_op (b, pid, oid, &op);
+  size_t i = b->n - 1;
+  Ossd__SetAttributes *s = &b->body[i].set_attrs;
+
+  ossd__attribute__init (&b->attr[i]);
+  b->attr[i].page = page;
+  b->attr[i].number = number;
+  if (len <= BATCH_SCRATCH)
+    {
+      memcpy (b->scratch[i], val, len);
+      val = b->scratch[i];
+    }
+  b->attr[i].value.data = (uint8_t *) val;
+  b->attr[i].value.len = len;
+  b->attrp[i] = &b->attr[i];
+  ossd__set_attributes__init (s);
+  s->obj = id;
+  s->attrs = &b->attrp[i];
+  s->n_attrs = 1;
+  op->op_case = OSSD__COMPOUND_OP__OP_SET_ATTRIBUTES;
+  op->set_attributes = s;
+}
+
+void
+batch_inode (struct batch *b, struct fs *fs, uint64_t oid,
+             const struct dinode *d)
+{
+  uint8_t buf[INODE_DISK_SIZE];
+
+  inode_encode (d, buf);
+  batch_set_attr (b, fs->pid, oid, OSSDFS_PAGE_INODE, OSSDFS_INODE_NUMBER,
+                  buf, sizeof buf);
+}
+
+int
+batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
+{
+  ossd_error err = { 0 };
+  uint32_t failed = 0;
+  char cmd[96];
+  int r;
+
+  if (b->n == 0)
+    return 0;
+  r = ossd_compound (fs->o, b->opp, b->n, &failed, &err);
+  if (r < 0)
+    {
+      snprintf (cmd, sizeof cmd, "COMPOUND for %s", what);
+      return fs_fail (fs, r, &err, cmd, oid);
+    }
+  return 0;
+}

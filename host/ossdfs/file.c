@@ -1,0 +1,295 @@
+/* file.c - FUSE operations on file data: open, read, write (through to
+ * the drive before the reply), flush, release, fsync (FLUSH), fallocate.
+ *
+ * A file's bytes are its object's bytes at the same offsets.  Writes do
+ * not hold the inode lock while the drive works, so jobs writing to the
+ * same file run in parallel; the size and times are updated afterwards.
+ * The times of data writes reach the drive at close, fsync or unmount. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/falloc.h>
+
+#include "ossdfs.h"
+
+void
+fsop_open (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  if (S_ISDIR (ip->d.mode))
+    r = -EISDIR;
+  else if (ip->removed)
+    r = -ENOENT;
+  else
+    ip->nopen++;
+  pthread_mutex_unlock (&ip->lock);
+  fi->keep_cache = 1;           /* this mount is the only writer */
+  if (r < 0)
+    fuse_reply_err (req, -r);
+  else if (fuse_reply_open (req, fi) != 0)
+    file_close (fs, ip);
+  inode_put (fs, ip);
+}
+
+void
+fsop_read (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+         struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  ossd_error err = { 0 };
+  uint64_t fsize;
+  size_t got = 0;
+  char *buf = NULL;
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  fsize = ip->size;
+  pthread_mutex_unlock (&ip->lock);
+  if ((uint64_t) off >= fsize)
+    size = 0;
+  else if (size > fsize - (uint64_t) off)
+    size = fsize - (uint64_t) off;
+  if (size && !(buf = malloc (size)))
+    r = -ENOMEM;
+  else if (size
+           && (r = ossd_read (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
+                              size, &got, &err)) < 0)
+    r = fs_fail (fs, r, &err, "READ", ip->oid);
+  inode_put (fs, ip);
+  if (r < 0)
+    fuse_reply_err (req, -r);
+  else
+    {
+      /* A read inside the size never comes back short (holes are
+       * zeros), but never hand the kernel uninitialized bytes. */
+      if (got < size)
+        memset (buf + got, 0, size - got);
+      fuse_reply_buf (req, buf, size);
+    }
+  free (buf);
+}
+
+void
+fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+          off_t off, struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  ossd_error err = { 0 };
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
+                               size, &err)) < 0)
+    r = fs_fail (fs, r, &err, "WRITE", ip->oid);
+  if (r == 0)
+    {
+      pthread_mutex_lock (&ip->lock);
+      if ((uint64_t) off + size > ip->size)
+        ip->size = (uint64_t) off + size;
+      fs_now (&ip->d.mtime);
+      ip->d.ctime = ip->d.mtime;
+      ip->dirty = true;
+      pthread_mutex_unlock (&ip->lock);
+    }
+  inode_put (fs, ip);
+  if (r < 0)
+    fuse_reply_err (req, -r);
+  else
+    fuse_reply_write (req, size);
+}
+
+/* Store the times of data writes if they changed. */
+static int
+store_if_dirty (struct fs *fs, struct inode *ip)
+{
+  int r = 0;
+
+  pthread_mutex_lock (&ip->lock);
+  if (ip->dirty && !ip->removed)
+    r = inode_store (fs, ip);
+  pthread_mutex_unlock (&ip->lock);
+  return r;
+}
+
+void
+fsop_flush (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r == 0)
+    {
+      r = store_if_dirty (fs, ip);
+      inode_put (fs, ip);
+    }
+  fuse_reply_err (req, -r);
+}
+
+/* Remove an orphan (unlinked while open) at its last close. */
+static void
+remove_orphan (struct fs *fs, struct inode *ip)
+{
+  struct inode *oi;
+  struct dentry *e;
+  struct batch b;
+  char name[24];
+  uint8_t zero[DIR_SLOT];
+
+  pthread_mutex_lock (&fs->ns_lock);
+  if (inode_get (fs, OSSDFS_ORPHAN_OID, &oi) < 0)
+    {
+      pthread_mutex_unlock (&fs->ns_lock);
+      return;
+    }
+  pthread_mutex_lock (&oi->lock);
+  pthread_mutex_lock (&ip->lock);
+  snprintf (name, sizeof name, "%llu", (unsigned long long) ip->oid);
+  if (ip->orphan && !ip->removed && ip->nopen == 0 && dir_load (fs, oi) == 0)
+    {
+      e = dir_find (oi->dir, name);
+      memset (zero, 0, sizeof zero);
+      batch_init (&b);
+      batch_remove (&b, fs->pid, ip->oid);
+      if (e)
+        batch_write (&b, fs->pid, OSSDFS_ORPHAN_OID,
+                     (uint64_t) e->slot * DIR_SLOT, zero, DIR_SLOT);
+      if (batch_run (fs, &b, "orphan removal", ip->oid) == 0)
+        {
+          if (e)
+            dir_erase (oi->dir, e);
+          ip->removed = true;
+          ip->orphan = false;
+          ip->dirty = false;
+        }
+    }
+  pthread_mutex_unlock (&ip->lock);
+  pthread_mutex_unlock (&oi->lock);
+  inode_put (fs, oi);
+  pthread_mutex_unlock (&fs->ns_lock);
+}
+
+void
+file_close (struct fs *fs, struct inode *ip)
+{
+  bool orphan;
+
+  pthread_mutex_lock (&ip->lock);
+  if (ip->nopen)
+    ip->nopen--;
+  orphan = ip->orphan && ip->nopen == 0;
+  if (!orphan && ip->dirty && !ip->removed)
+    inode_store (fs, ip);
+  pthread_mutex_unlock (&ip->lock);
+  if (orphan)
+    remove_orphan (fs, ip);
+}
+
+void
+fsop_release (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+
+  if (inode_get (fs, ino_to_oid (ino), &ip) == 0)
+    {
+      file_close (fs, ip);
+      inode_put (fs, ip);
+    }
+  fuse_reply_err (req, 0);
+}
+
+void
+fsop_fsync (fuse_req_t req, fuse_ino_t ino, int datasync,
+          struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  ossd_error err = { 0 };
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r == 0)
+    {
+      if (!datasync)
+        r = store_if_dirty (fs, ip);
+      if (r == 0 && (r = ossd_flush (fs->o, &err)) < 0)
+        r = fs_fail (fs, r, &err, "FLUSH", ip->oid);
+      inode_put (fs, ip);
+    }
+  fuse_reply_err (req, -r);
+}
+
+void
+fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
+              off_t len, struct fuse_file_info *fi)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  ossd_error err = { 0 };
+  uint64_t end = (uint64_t) off + (uint64_t) len;
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  if (mode == 0)
+    {
+      /* Objects allocate on write: only the length changes. */
+      if (end > ip->size)
+        {
+          r = ossd_set_length (fs->o, fs->pid, ip->oid, end, &err);
+          if (r < 0)
+            r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
+          else
+            {
+              ip->size = end;
+              fs_now (&ip->d.mtime);
+              ip->d.ctime = ip->d.mtime;
+              ip->dirty = true;
+            }
+        }
+    }
+  else if (mode == FALLOC_FL_KEEP_SIZE)
+    r = 0;
+  else if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
+    {
+      if ((uint64_t) off < ip->size)
+        {
+          uint64_t n = end > ip->size ? ip->size - (uint64_t) off
+            : (uint64_t) len;
+          r = ossd_punch (fs->o, fs->pid, ip->oid, (uint64_t) off, n, &err);
+          if (r < 0)
+            r = fs_fail (fs, r, &err, "PUNCH", ip->oid);
+        }
+    }
+  else
+    r = -EOPNOTSUPP;
+  pthread_mutex_unlock (&ip->lock);
+  inode_put (fs, ip);
+  fuse_reply_err (req, -r);
+}

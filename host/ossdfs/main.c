@@ -1,0 +1,305 @@
+/* main.c - ossdfs: command line, connection to the drive, mount, the
+ * multi-threaded FUSE loop, and the operation table.
+ *
+ *   ossdfs MOUNTPOINT --device URI [--partition PID] [-o OPTS]
+ *          [--foreground] [--debug] [--log FILE] [--timeout-ms N] [--help]
+ *
+ * The filesystem context (struct fs) is the only state; FUSE hands it to
+ * every operation as the session's user data. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "ossdfs.h"
+
+#define MAX_IO (1u << 20)
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+"Usage: ossdfs MOUNTPOINT --device URI [options]\n"
+"\n"
+"Mount partition PID of an OSSD drive as a filesystem: every file and\n"
+"directory is an object (OID = inode number); data is written through to\n"
+"the drive before write() returns; fsync() is a drive FLUSH.  The first\n"
+"mount of an empty partition creates the filesystem.\n"
+"\n"
+"Options:\n"
+"  --device URI        drive URI (nbd+unix:///?socket=PATH, nbd://H:P,\n"
+"                      sg:/dev/sgN, nvme:/dev/nvmeXnY, file:PATH, inproc:IMG)\n"
+"                      (default: $OSSD_DEVICE)\n"
+"  --partition PID     partition holding the filesystem (default 1)\n"
+"  -o OPT[,OPT...]     FUSE mount options (allow_other and\n"
+"                      default_permissions are always on when run as root)\n"
+"  -f, --foreground    do not daemonize\n"
+"  -d, --debug         FUSE debug output (implies --foreground)\n"
+"  --log FILE          append messages to FILE (daemon mode: else syslog)\n"
+"  --timeout-ms N      per-command drive timeout (default 5000)\n"
+"  --slots N           channel slots to use at most (default 16)\n"
+"  --cache-s SECONDS   kernel attribute/entry cache time (default 10)\n"
+"  -h, --help          this help\n"
+"\n"
+"Extended attributes user.ossd.oid, user.ossd.pid and user.ossd.device\n"
+"name the object behind a file.  Unmount with fusermount3 -u MOUNTPOINT.\n");
+}
+
+/* ---- init / destroy -------------------------------------------------------- */
+
+static void
+fsop_init (void *userdata, struct fuse_conn_info *conn)
+{
+  conn->max_write = MAX_IO;
+  conn->max_readahead = MAX_IO;
+  conn->max_background = 64;
+  conn->congestion_threshold = 48;
+  conn->want &= ~(FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_READDIRPLUS
+                  | FUSE_CAP_READDIRPLUS_AUTO | FUSE_CAP_WRITEBACK_CACHE);
+  if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+    conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+  if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+    conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+  if (conn->capable & FUSE_CAP_ASYNC_DIO)
+    conn->want |= FUSE_CAP_ASYNC_DIO;
+}
+
+static void
+fsop_destroy (void *userdata)
+{
+  struct fs *fs = userdata;
+  ossd_error err = { 0 };
+  int r;
+
+  inode_store_all (fs);
+  if ((r = ossd_flush (fs->o, &err)) < 0)
+    fs_fail (fs, r, &err, "FLUSH (unmount)", 0);
+}
+
+const struct fuse_lowlevel_ops ossdfs_ops = {
+  .init = fsop_init,
+  .destroy = fsop_destroy,
+  .lookup = fsop_lookup,
+  .forget = fsop_forget,
+  .forget_multi = fsop_forget_multi,
+  .getattr = fsop_getattr,
+  .setattr = fsop_setattr,
+  .readlink = fsop_readlink,
+  .mknod = fsop_mknod,
+  .mkdir = fsop_mkdir,
+  .unlink = fsop_unlink,
+  .rmdir = fsop_rmdir,
+  .symlink = fsop_symlink,
+  .rename = fsop_rename,
+  .link = fsop_link,
+  .open = fsop_open,
+  .read = fsop_read,
+  .write = fsop_write,
+  .flush = fsop_flush,
+  .release = fsop_release,
+  .fsync = fsop_fsync,
+  .opendir = fsop_opendir,
+  .readdir = fsop_readdir,
+  .releasedir = fsop_releasedir,
+  .fsyncdir = fsop_fsyncdir,
+  .statfs = fsop_statfs,
+  .setxattr = fsop_setxattr,
+  .getxattr = fsop_getxattr,
+  .listxattr = fsop_listxattr,
+  .removexattr = fsop_removexattr,
+  .create = fsop_create,
+  .fallocate = fsop_fallocate,
+};
+
+/* ---- main ------------------------------------------------------------------ */
+
+struct options
+{
+  const char *mountpoint, *device, *log;
+  char *fuse_opts;
+  uint64_t pid;
+  uint32_t timeout_ms, slots;
+  double cache_s;
+  bool foreground, debug;
+};
+
+static int
+add_fuse_opts (struct options *o, const char *more)
+{
+  size_t n = o->fuse_opts ? strlen (o->fuse_opts) : 0;
+  char *s = realloc (o->fuse_opts, n + strlen (more) + 2);
+
+  if (!s)
+    return -1;
+  if (n)
+    s[n++] = ',';
+  strcpy (s + n, more);
+  o->fuse_opts = s;
+  return 0;
+}
+
+static int
+parse_args (int argc, char **argv, struct options *o)
+{
+  enum { OPT_DEVICE = 256, OPT_PARTITION, OPT_LOG, OPT_TIMEOUT, OPT_SLOTS,
+         OPT_CACHE };
+  static const struct option longopts[] = {
+    { "device", required_argument, NULL, OPT_DEVICE },
+    { "partition", required_argument, NULL, OPT_PARTITION },
+    { "log", required_argument, NULL, OPT_LOG },
+    { "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+    { "slots", required_argument, NULL, OPT_SLOTS },
+    { "cache-s", required_argument, NULL, OPT_CACHE },
+    { "foreground", no_argument, NULL, 'f' },
+    { "debug", no_argument, NULL, 'd' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  char *end;
+  int c;
+
+  o->device = getenv ("OSSD_DEVICE");
+  o->pid = 1;
+  o->timeout_ms = 5000;
+  o->slots = 16;
+  o->cache_s = 10;
+  while ((c = getopt_long (argc, argv, "o:fdh", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_DEVICE: o->device = optarg; break;
+      case OPT_PARTITION:
+        o->pid = strtoull (optarg, &end, 0);
+        if (*end || o->pid == 0)
+          {
+            fprintf (stderr, "ossdfs: --partition %s: need a number > 0 (partition 0 is the drive's)\n", optarg);
+            return -1;
+          }
+        break;
+      case OPT_LOG: o->log = optarg; break;
+      case OPT_TIMEOUT: o->timeout_ms = (uint32_t) strtoul (optarg, NULL, 0); break;
+      case OPT_SLOTS: o->slots = (uint32_t) strtoul (optarg, NULL, 0); break;
+      case OPT_CACHE: o->cache_s = strtod (optarg, NULL); break;
+      case 'o':
+        if (add_fuse_opts (o, optarg) < 0)
+          return -1;
+        break;
+      case 'f': o->foreground = true; break;
+      case 'd': o->debug = o->foreground = true; break;
+      case 'h': usage (stdout); exit (0);
+      default: usage (stderr); return -1;
+      }
+  /* GNU getopt moved the operands (the mount point) to the end. */
+  if (optind + 1 != argc)
+    {
+      fprintf (stderr, "ossdfs: need exactly one MOUNTPOINT (see --help)\n");
+      return -1;
+    }
+  o->mountpoint = argv[optind];
+  if (!o->device || !*o->device)
+    {
+      fprintf (stderr, "ossdfs: no device: give --device URI or set OSSD_DEVICE\n");
+      return -1;
+    }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct options o = { 0 };
+  struct fs fs = { 0 };
+  struct fuse_args args = FUSE_ARGS_INIT (0, NULL);
+  struct fuse_session *se = NULL;
+  struct fuse_loop_config *loop = NULL;
+  struct ossd_connect_opts copts = { 0 };
+  ossd_error err = { 0 };
+  int r, status = 1;
+
+  if (parse_args (argc, argv, &o) < 0)
+    return 2;
+  if (geteuid () == 0 && add_fuse_opts (&o, "allow_other") < 0)
+    return 1;
+  if (add_fuse_opts (&o, "default_permissions,fsname=ossdfs,subtype=ossdfs") < 0)
+    return 1;
+
+  fs.pid = o.pid;
+  fs.timeout = o.cache_s;
+  pthread_mutex_init (&fs.lock, NULL);
+  pthread_mutex_init (&fs.ns_lock, NULL);
+  copts.slots = 2;
+  copts.max_slots = o.slots;
+  copts.timeout_ms = o.timeout_ms;
+  copts.client_name = "ossdfs";
+  r = ossd_connect (o.device, &copts, &fs.o, &err);
+  if (r < 0)
+    {
+      fprintf (stderr, "ossdfs: cannot reach the drive %s: %s\n", o.device,
+               err.msg[0] ? err.msg : strerror (-r));
+      return 1;
+    }
+  fs.uri = strdup (o.device);
+  if (!fs.uri || inode_table_init (&fs) < 0)
+    goto out;
+  if ((r = super_mount (&fs)) < 0)
+    {
+      fprintf (stderr, "ossdfs: cannot mount partition %llu of %s: %s\n",
+               (unsigned long long) fs.pid, fs.uri, strerror (-r));
+      goto out;
+    }
+
+  if (fuse_opt_add_arg (&args, argv[0]) < 0
+      || fuse_opt_add_arg (&args, "-o") < 0
+      || fuse_opt_add_arg (&args, o.fuse_opts) < 0
+      || (o.debug && fuse_opt_add_arg (&args, "-d") < 0))
+    goto out;
+  se = fuse_session_new (&args, &ossdfs_ops, sizeof ossdfs_ops, &fs);
+  if (!se)
+    goto out;
+  if (fuse_set_signal_handlers (se) != 0)
+    goto out;
+  if (fuse_session_mount (se, o.mountpoint) != 0)
+    {
+      fprintf (stderr, "ossdfs: cannot mount on %s\n", o.mountpoint);
+      goto out_handlers;
+    }
+  if (fuse_daemonize (o.foreground) != 0)
+    goto out_unmount;
+  if (!o.foreground)
+    {
+      fs.daemon = !o.log;
+      openlog ("ossdfs", LOG_PID, LOG_DAEMON);
+    }
+  if (o.log && !freopen (o.log, "a", stderr))
+    fs.daemon = true;
+  setvbuf (stderr, NULL, _IOLBF, 0);
+  fs_log (&fs, "mounted partition %llu of %s on %s",
+          (unsigned long long) fs.pid, fs.uri, o.mountpoint);
+
+  loop = fuse_loop_cfg_create ();
+  if (!loop)
+    goto out_unmount;
+  fuse_loop_cfg_set_clone_fd (loop, 0);
+  fuse_loop_cfg_set_idle_threads (loop, 8);
+  fuse_loop_cfg_set_max_threads (loop, 32);
+  status = fuse_session_loop_mt (se, loop) != 0;
+  fuse_loop_cfg_destroy (loop);
+
+out_unmount:
+  fuse_session_unmount (se);
+out_handlers:
+  fuse_remove_signal_handlers (se);
+out:
+  if (se)
+    fuse_session_destroy (se);          /* calls fsop_destroy: store, FLUSH */
+  fuse_opt_free_args (&args);
+  inode_table_free (&fs);
+  ossd_disconnect (fs.o);
+  if (!status)
+    fs_log (&fs, "unmounted %s", o.mountpoint);
+  free (fs.uri);
+  free (o.fuse_opts);
+  return status;
+}

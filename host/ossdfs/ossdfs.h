@@ -1,0 +1,275 @@
+/* ossdfs.h - shared declarations of ossdfs, the exofs-style FUSE
+ * filesystem over the drive's objects (DESIGN.md "pg_ossd", issue 4).
+ *
+ * On-drive layout, all in one partition (default 1):
+ *   OID 1   superblock object (super.c): magic, version, the next free OID
+ *           (bumped by CAS in batches), root and orphan directory OIDs.
+ *   OID 2   root directory.
+ *   OID 3   orphan directory: inodes unlinked while open (removed at the
+ *           last close, or at the next mount after a crash).
+ *   OID 16+ files, directories, symlinks, special files: OID = inode
+ *           number.  A regular file's bytes are its object's bytes, offset
+ *           for offset, and its size is the object's length.
+ * Inode fields (mode, uid, gid, nlink, rdev, times) are one attribute
+ * (OSSDFS_PAGE_INODE, 1) of the object (inode.c); extended attributes live
+ * in a page of their own (OSSDFS_PAGE_XATTR, xattr.c); the directory
+ * format is described in dir.c.
+ *
+ * One mount owns the partition: inodes, directories and xattrs are cached
+ * in memory and every change is written through to the drive before the
+ * reply (data with WRITE, namespace changes with one atomic COMPOUND).
+ * Only the times of data writes are kept in memory until fsync, close or
+ * unmount.  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
+ *
+ * Locking: fs->lock guards the inode table and reference counts; each
+ * inode's lock guards its fields, directory and xattrs; fs->ns_lock
+ * serializes namespace changes (create, unlink, rename...), which may hold
+ * several inode locks at once because no other thread ever holds two.
+ */
+#ifndef OSSDFS_H
+#define OSSDFS_H
+
+#define FUSE_USE_VERSION 312
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <fuse_lowlevel.h>
+
+#include "libossd.h"
+
+#define OSSDFS_SB_OID       1
+#define OSSDFS_ROOT_OID     2
+#define OSSDFS_ORPHAN_OID   3
+#define OSSDFS_FIRST_OID    16
+#define OSSDFS_OID_BATCH    256
+
+#define OSSDFS_PAGE_INODE   0x10001u  /* number 1: struct dinode encoding */
+#define OSSDFS_PAGE_XATTR   0x10002u  /* number n: one xattr (xattr.c) */
+#define OSSDFS_INODE_NUMBER 1u
+#define OSSDFS_NAME_MAX     240       /* bytes of a name in a dir slot */
+
+struct fs;
+struct dir;
+struct xattr;
+
+/* Inode fields kept as the OSSDFS_PAGE_INODE attribute. */
+struct dinode
+{
+  uint32_t mode, uid, gid, nlink;
+  uint64_t rdev;
+  struct timespec atime, mtime, ctime, btime;
+};
+
+struct inode
+{
+  struct inode *hnext;        /* fs inode table chain */
+  uint64_t oid;
+  uint64_t refs;              /* in-flight operations (fs->lock) */
+  uint64_t nlookup;           /* kernel references (fs->lock) */
+  pthread_mutex_t lock;       /* everything below */
+  struct dinode d;
+  uint64_t size;              /* object length */
+  uint64_t allocated;         /* bytes mapped on the drive (at load) */
+  uint32_t nopen;             /* open file handles */
+  bool dirty;                 /* d.mtime/ctime newer than on the drive */
+  bool orphan;                /* nlink 0, listed in the orphan directory */
+  bool removed;               /* object gone from the drive */
+  struct dir *dir;            /* directory contents, loaded on demand */
+  struct xattr *xattrs;       /* extended attributes (loaded with inode) */
+};
+
+struct fs
+{
+  ossd_t *o;
+  char *uri;
+  uint64_t pid;
+  bool daemon;                /* log to syslog too */
+  double timeout;             /* entry/attr cache timeout, seconds */
+  pthread_mutex_t lock;       /* table, refs, nlookup, OID range */
+  pthread_mutex_t ns_lock;    /* namespace changes */
+  struct inode **table;
+  size_t nbuckets;
+  uint64_t next_oid, oid_limit;    /* reserved OID range [next, limit) */
+};
+
+/* ---- errors.c ---------------------------------------------------------- */
+/* Map a libossd failure of `cmd` on object oid to a negative errno; logs
+ * a line for EIO and anything unexpected.  Returns the errno to reply. */
+int fs_fail (struct fs *fs, int r, const ossd_error *err, const char *cmd,
+             uint64_t oid);
+void fs_log (struct fs *fs, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* ---- batch.c: COMPOUND builder ---------------------------------------- */
+#define BATCH_MAX 16
+#define BATCH_SCRATCH 256
+struct batch
+{
+  size_t n;
+  Ossd__CompoundOp op[BATCH_MAX], *opp[BATCH_MAX];
+  Ossd__ObjectId id[BATCH_MAX];
+  union
+  {
+    Ossd__Create create;
+    Ossd__Remove remove;
+    Ossd__Write write;
+    Ossd__SetLength set_length;
+    Ossd__SetAttributes set_attrs;
+  } body[BATCH_MAX];
+  Ossd__Attribute attr[BATCH_MAX], *attrp[BATCH_MAX];
+  uint8_t scratch[BATCH_MAX][BATCH_SCRATCH];  /* copies of small values */
+};
+void batch_init (struct batch *b);
+void batch_create (struct batch *b, uint64_t pid, uint64_t oid);
+void batch_remove (struct batch *b, uint64_t pid, uint64_t oid);
+/* data of up to BATCH_SCRATCH bytes is copied; larger must outlive run */
+void batch_write (struct batch *b, uint64_t pid, uint64_t oid, uint64_t off,
+                  const void *data, size_t len);
+void batch_set_length (struct batch *b, uint64_t pid, uint64_t oid,
+                       uint64_t len);
+void batch_set_attr (struct batch *b, uint64_t pid, uint64_t oid,
+                     uint32_t page, uint32_t number, const void *val,
+                     size_t len);
+/* Store ip's inode fields d (not yet applied to ip). */
+void batch_inode (struct batch *b, struct fs *fs, uint64_t oid,
+                  const struct dinode *d);
+/* Run atomically; returns 0 or a negative errno (logged by fs_fail). */
+int batch_run (struct fs *fs, struct batch *b, const char *what,
+               uint64_t oid);
+
+/* ---- super.c ---------------------------------------------------------- */
+/* Create the partition and the filesystem if absent, check it, clean
+ * orphans left by a crash. */
+int super_mount (struct fs *fs);
+/* A fresh OID (from the reserved range, reserving more by CAS). */
+int super_alloc_oid (struct fs *fs, uint64_t *oid);
+
+/* ---- inode.c ---------------------------------------------------------- */
+#define INODE_DISK_SIZE 96
+void inode_encode (const struct dinode *d, uint8_t out[INODE_DISK_SIZE]);
+int inode_decode (struct dinode *d, const uint8_t *in, size_t len);
+int inode_table_init (struct fs *fs);
+void inode_table_free (struct fs *fs);
+/* Find or load; takes a reference (inode_put). */
+int inode_get (struct fs *fs, uint64_t oid, struct inode **out);
+/* A new inode for a just-created object; takes a reference. */
+struct inode *inode_new (struct fs *fs, uint64_t oid, const struct dinode *d,
+                         uint64_t size);
+void inode_put (struct fs *fs, struct inode *ip);
+void inode_lookup_ref (struct fs *fs, struct inode *ip);   /* nlookup++ */
+void inode_forget (struct fs *fs, uint64_t oid, uint64_t n);
+void inode_stat (const struct inode *ip, struct stat *st);
+/* Write the inode's fields through (ip->lock held). */
+int inode_store (struct fs *fs, struct inode *ip);
+/* Store every dirty inode (unmount). */
+void inode_store_all (struct fs *fs);
+void fs_now (struct timespec *ts);
+
+static inline uint64_t
+ino_to_oid (fuse_ino_t ino)
+{
+  return ino == FUSE_ROOT_ID ? OSSDFS_ROOT_OID : ino;
+}
+static inline fuse_ino_t
+oid_to_ino (uint64_t oid)
+{
+  return oid == OSSDFS_ROOT_OID ? FUSE_ROOT_ID : oid;
+}
+
+/* ---- dir.c ------------------------------------------------------------ */
+#define DIR_SLOT 256
+struct dentry
+{
+  struct dentry *hnext;
+  uint64_t oid;
+  uint32_t slot;
+  uint32_t hash;
+  uint8_t type;               /* DT_* */
+  uint8_t namelen;
+  char name[];                /* NUL-terminated */
+};
+struct dir
+{
+  uint64_t parent;
+  struct dentry **slots;      /* slots[0] is the header: always NULL */
+  uint32_t nslots, capslots;
+  struct dentry **buckets;
+  uint32_t nbuckets, count;
+  uint32_t *freeslots;
+  uint32_t nfree, capfree;
+};
+/* Make sure ip->dir is loaded (ip->lock held). */
+int dir_load (struct fs *fs, struct inode *ip);
+void dir_free (struct dir *d);
+struct dir *dir_new (uint64_t parent);   /* empty, for a new directory */
+struct dentry *dir_find (const struct dir *d, const char *name);
+/* The slot the next insertion will use (does not reserve it). */
+uint32_t dir_next_slot (const struct dir *d);
+int dir_insert (struct dir *d, uint32_t slot, const char *name, uint64_t oid,
+                uint8_t type);
+void dir_erase (struct dir *d, struct dentry *e);
+void dir_encode_header (uint8_t out[DIR_SLOT], uint64_t self, uint64_t parent);
+void dir_encode_slot (uint8_t out[DIR_SLOT], const char *name, uint64_t oid,
+                      uint8_t type);
+uint8_t dir_type (uint32_t mode);
+
+/* ---- ops.c, file.c, xattr.c: FUSE operations --------------------------- */
+extern const struct fuse_lowlevel_ops ossdfs_ops;
+void fsop_lookup (fuse_req_t, fuse_ino_t, const char *);
+void fsop_forget (fuse_req_t, fuse_ino_t, uint64_t);
+void fsop_forget_multi (fuse_req_t, size_t, struct fuse_forget_data *);
+void fsop_getattr (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void fsop_setattr (fuse_req_t, fuse_ino_t, struct stat *, int,
+                 struct fuse_file_info *);
+void fsop_readlink (fuse_req_t, fuse_ino_t);
+void fsop_mknod (fuse_req_t, fuse_ino_t, const char *, mode_t, dev_t);
+void fsop_mkdir (fuse_req_t, fuse_ino_t, const char *, mode_t);
+void fsop_unlink (fuse_req_t, fuse_ino_t, const char *);
+void fsop_rmdir (fuse_req_t, fuse_ino_t, const char *);
+void fsop_symlink (fuse_req_t, const char *, fuse_ino_t, const char *);
+void fsop_rename (fuse_req_t, fuse_ino_t, const char *, fuse_ino_t,
+                const char *, unsigned int);
+void fsop_link (fuse_req_t, fuse_ino_t, fuse_ino_t, const char *);
+void fsop_create (fuse_req_t, fuse_ino_t, const char *, mode_t,
+                struct fuse_file_info *);
+void fsop_opendir (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void fsop_readdir (fuse_req_t, fuse_ino_t, size_t, off_t,
+                 struct fuse_file_info *);
+void fsop_readdirplus (fuse_req_t, fuse_ino_t, size_t, off_t,
+                     struct fuse_file_info *);
+void fsop_releasedir (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void fsop_fsyncdir (fuse_req_t, fuse_ino_t, int, struct fuse_file_info *);
+void fsop_statfs (fuse_req_t, fuse_ino_t);
+
+void fsop_open (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void fsop_read (fuse_req_t, fuse_ino_t, size_t, off_t, struct fuse_file_info *);
+void fsop_write (fuse_req_t, fuse_ino_t, const char *, size_t, off_t,
+               struct fuse_file_info *);
+void fsop_flush (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void fsop_release (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void fsop_fsync (fuse_req_t, fuse_ino_t, int, struct fuse_file_info *);
+void fsop_fallocate (fuse_req_t, fuse_ino_t, int, off_t, off_t,
+                   struct fuse_file_info *);
+/* Drop an open handle; removes an orphan at its last close. */
+void file_close (struct fs *fs, struct inode *ip);
+
+void fsop_setxattr (fuse_req_t, fuse_ino_t, const char *, const char *, size_t,
+                  int);
+void fsop_getxattr (fuse_req_t, fuse_ino_t, const char *, size_t);
+void fsop_listxattr (fuse_req_t, fuse_ino_t, size_t);
+void fsop_removexattr (fuse_req_t, fuse_ino_t, const char *);
+/* Parse the xattr attributes of a GET ATTRIBUTES answer into ip. */
+int xattr_load (struct inode *ip, Ossd__Attribute *const *attrs, size_t n);
+void xattr_free (struct inode *ip);
+
+static inline struct fs *
+req_fs (fuse_req_t req)
+{
+  return fuse_req_userdata (req);
+}
+
+#endif /* OSSDFS_H */

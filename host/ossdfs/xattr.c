@@ -1,0 +1,361 @@
+/* xattr.c - extended attributes.
+ *
+ * Each xattr is one object attribute in page OSSDFS_PAGE_XATTR, numbered
+ * from 1, whose value is: u8 name length, the name, then the value bytes
+ * (so name + value fit in the drive's 4096-byte attribute, less 1).  They
+ * are loaded with the inode and kept in a list on it.
+ *
+ * Three read-only names are synthesized on every inode and never stored
+ * or listed: user.ossd.oid (decimal object ID), user.ossd.pid (partition)
+ * and user.ossd.device (the device URI) -- pg_ossd translates a relation
+ * segment file to its object with them. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "ossdfs.h"
+
+#define XATTR_VALUE_MAX 4096
+
+struct xattr
+{
+  struct xattr *next;
+  uint32_t number;
+  size_t namelen, vlen;
+  char *name;                 /* NUL-terminated */
+  uint8_t *value;
+};
+
+static struct xattr *
+xattr_make (uint32_t number, const char *name, size_t namelen,
+            const void *value, size_t vlen)
+{
+  struct xattr *x = calloc (1, sizeof *x);
+
+  if (!x)
+    return NULL;
+  x->name = malloc (namelen + 1);
+  x->value = malloc (vlen ? vlen : 1);
+  if (!x->name || !x->value)
+    {
+      free (x->name);
+      free (x->value);
+      free (x);
+      return NULL;
+    }
+  memcpy (x->name, name, namelen);
+  x->name[namelen] = 0;
+  memcpy (x->value, value, vlen);
+  x->number = number;
+  x->namelen = namelen;
+  x->vlen = vlen;
+  return x;
+}
+
+static void
+xattr_destroy (struct xattr *x)
+{
+  free (x->name);
+  free (x->value);
+  free (x);
+}
+
+void
+xattr_free (struct inode *ip)
+{
+  for (struct xattr *x = ip->xattrs, *next; x; x = next)
+    {
+      next = x->next;
+      xattr_destroy (x);
+    }
+  ip->xattrs = NULL;
+}
+
+int
+xattr_load (struct inode *ip, Ossd__Attribute *const *attrs, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      const Ossd__Attribute *a = attrs[i];
+      const uint8_t *v = a->value.data;
+      struct xattr *x;
+
+      if (a->page != OSSDFS_PAGE_XATTR || a->value.len < 2
+          || (size_t) v[0] + 1 > a->value.len || v[0] == 0)
+        continue;
+      x = xattr_make (a->number, (const char *) v + 1, v[0], v + 1 + v[0],
+                      a->value.len - 1 - v[0]);
+      if (!x)
+        return -ENOMEM;
+      x->next = ip->xattrs;
+      ip->xattrs = x;
+    }
+  return 0;
+}
+
+static struct xattr *
+xattr_find (struct inode *ip, const char *name)
+{
+  for (struct xattr *x = ip->xattrs; x; x = x->next)
+    if (strcmp (x->name, name) == 0)
+      return x;
+  return NULL;
+}
+
+/* The synthesized value of name into buf (NUL-free), or -1. */
+static int
+synth (struct fs *fs, struct inode *ip, const char *name, char *buf,
+       size_t cap)
+{
+  if (strcmp (name, "user.ossd.oid") == 0)
+    return snprintf (buf, cap, "%" PRIu64, ip->oid);
+  if (strcmp (name, "user.ossd.pid") == 0)
+    return snprintf (buf, cap, "%" PRIu64, fs->pid);
+  if (strcmp (name, "user.ossd.device") == 0)
+    return snprintf (buf, cap, "%s", fs->uri);
+  return -1;
+}
+
+static bool
+synthesized (const char *name)
+{
+  return strncmp (name, "user.ossd.", 10) == 0;
+}
+
+/* Store x (or remove number when x is NULL) and the inode's ctime. */
+static int
+xattr_store (struct fs *fs, struct inode *ip, uint32_t number,
+             const char *name, const void *value, size_t vlen,
+             struct dinode *nd)
+{
+  size_t namelen = name ? strlen (name) : 0;
+  uint8_t *buf = malloc (1 + namelen + vlen);
+  struct batch b;
+  int r;
+
+  if (!buf)
+    return -ENOMEM;
+  if (name)
+    {
+      buf[0] = (uint8_t) namelen;
+      memcpy (buf + 1, name, namelen);
+      memcpy (buf + 1 + namelen, value, vlen);
+    }
+  *nd = ip->d;
+  fs_now (&nd->ctime);
+  batch_init (&b);
+  batch_set_attr (&b, fs->pid, ip->oid, OSSDFS_PAGE_XATTR, number, buf,
+                  name ? 1 + namelen + vlen : 0);
+  batch_inode (&b, fs, ip->oid, nd);
+  r = batch_run (fs, &b, name ? "setxattr" : "removexattr", ip->oid);
+  free (buf);
+  return r;
+}
+
+void
+fsop_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
+             const char *value, size_t size, int flags)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  struct xattr *x, *nx = NULL;
+  struct dinode nd;
+  size_t namelen = strlen (name);
+  uint32_t number = 1;
+  int r;
+
+  if (synthesized (name))
+    {
+      fuse_reply_err (req, EPERM);
+      return;
+    }
+  if (namelen == 0 || namelen > 255)
+    {
+      fuse_reply_err (req, namelen ? ERANGE : EINVAL);
+      return;
+    }
+  if (1 + namelen + size > XATTR_VALUE_MAX)
+    {
+      fuse_reply_err (req, E2BIG);
+      return;
+    }
+  if ((r = inode_get (fs, ino_to_oid (ino), &ip)) < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  x = xattr_find (ip, name);
+  if (x && (flags & XATTR_CREATE))
+    r = -EEXIST;
+  else if (!x && (flags & XATTR_REPLACE))
+    r = -ENODATA;
+  else if (ip->removed)
+    r = -ENOENT;
+  if (r == 0)
+    {
+      if (x)
+        number = x->number;
+      else
+        for (struct xattr *y = ip->xattrs; y; y = y->next)
+          if (y->number >= number)
+            number = y->number + 1;
+      nx = xattr_make (number, name, namelen, value, size);
+      if (!nx)
+        r = -ENOMEM;
+    }
+  if (r == 0)
+    r = xattr_store (fs, ip, number, name, value, size, &nd);
+  if (r == 0)
+    {
+      ip->d = nd;
+      if (x)
+        {
+          /* swap contents so the list keeps its shape */
+          struct xattr tmp = *x;
+          nx->next = x->next;
+          *x = *nx;
+          tmp.next = NULL;
+          *nx = tmp;
+        }
+      else
+        {
+          nx->next = ip->xattrs;
+          ip->xattrs = nx;
+          nx = NULL;
+        }
+    }
+  if (nx)
+    xattr_destroy (nx);
+  pthread_mutex_unlock (&ip->lock);
+  inode_put (fs, ip);
+  fuse_reply_err (req, -r);
+}
+
+void
+fsop_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  struct xattr *x;
+  char sbuf[4096];
+  const void *val = NULL;
+  size_t len = 0;
+  int r = inode_get (fs, ino_to_oid (ino), &ip), n;
+
+  if (r < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  if ((n = synth (fs, ip, name, sbuf, sizeof sbuf)) >= 0)
+    {
+      val = sbuf;
+      len = (size_t) n < sizeof sbuf ? (size_t) n : sizeof sbuf - 1;
+    }
+  else if ((x = xattr_find (ip, name)))
+    {
+      len = x->vlen;
+      if (size >= len)
+        {
+          memcpy (sbuf, x->value, len);
+          val = sbuf;
+        }
+    }
+  else
+    r = -ENODATA;
+  pthread_mutex_unlock (&ip->lock);
+  inode_put (fs, ip);
+  if (r < 0)
+    fuse_reply_err (req, -r);
+  else if (size == 0)
+    fuse_reply_xattr (req, len);
+  else if (size < len)
+    fuse_reply_err (req, ERANGE);
+  else
+    fuse_reply_buf (req, val, len);
+}
+
+void
+fsop_listxattr (fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  char *buf = NULL;
+  size_t len = 0;
+  int r = inode_get (fs, ino_to_oid (ino), &ip);
+
+  if (r < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  for (struct xattr *x = ip->xattrs; x; x = x->next)
+    len += x->namelen + 1;
+  if (size && size >= len && (buf = malloc (len ? len : 1)))
+    {
+      size_t pos = 0;
+      for (struct xattr *x = ip->xattrs; x; x = x->next)
+        {
+          memcpy (buf + pos, x->name, x->namelen + 1);
+          pos += x->namelen + 1;
+        }
+    }
+  else if (size && size >= len)
+    r = -ENOMEM;
+  pthread_mutex_unlock (&ip->lock);
+  inode_put (fs, ip);
+  if (r < 0)
+    fuse_reply_err (req, -r);
+  else if (size == 0)
+    fuse_reply_xattr (req, len);
+  else if (size < len)
+    fuse_reply_err (req, ERANGE);
+  else
+    fuse_reply_buf (req, buf, len);
+  free (buf);
+}
+
+void
+fsop_removexattr (fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+  struct fs *fs = req_fs (req);
+  struct inode *ip;
+  struct xattr *x, **pp;
+  struct dinode nd;
+  int r;
+
+  if (synthesized (name))
+    {
+      fuse_reply_err (req, EPERM);
+      return;
+    }
+  if ((r = inode_get (fs, ino_to_oid (ino), &ip)) < 0)
+    {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  pthread_mutex_lock (&ip->lock);
+  x = xattr_find (ip, name);
+  if (!x)
+    r = -ENODATA;
+  else if ((r = xattr_store (fs, ip, x->number, NULL, NULL, 0, &nd)) == 0)
+    {
+      ip->d = nd;
+      for (pp = &ip->xattrs; *pp; pp = &(*pp)->next)
+        if (*pp == x)
+          {
+            *pp = x->next;
+            break;
+          }
+      xattr_destroy (x);
+    }
+  pthread_mutex_unlock (&ip->lock);
+  inode_put (fs, ip);
+  fuse_reply_err (req, -r);
+}

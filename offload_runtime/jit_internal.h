@@ -1,0 +1,122 @@
+/* jit_internal.h - shared by the JIT files (not installed): the control
+ * flow analysis, the lifter, the ORC back end, the kernel object and the
+ * run-time support functions the generated code calls. */
+#ifndef OSSD_JIT_INTERNAL_H
+#define OSSD_JIT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/LLJIT.h>
+
+#include "ossd_jit.h"
+
+/* ---- jit_cfg.c: counting blocks, back-edges, longest path ---- */
+struct ossd_jit_cfg
+{
+  uint32_t n;                  /* instruction slots */
+  uint8_t *leader;             /* [n] 1 = a counting block starts here */
+  uint32_t *block_len;         /* [n] at leaders: instructions executed by the block */
+  uint32_t nblocks;
+  uint32_t reachable;          /* reachable instructions (lddw = 1) */
+  bool cyclic;                 /* some jump goes backwards */
+  uint64_t max_path;           /* acyclic: longest path in executed instructions */
+};
+int ossd_jit_cfg_build (const struct ossd_prog *p, struct ossd_jit_cfg *cfg,
+                        char *err, size_t errlen);
+void ossd_jit_cfg_free (struct ossd_jit_cfg *cfg);
+/* Slots taken by the instruction at pc (2 for lddw). */
+static inline uint32_t
+ossd_jit_insn_slots (const struct ossd_insn *in)
+{
+  return in->code == (OSSD_BPF_LD | OSSD_BPF_DW | OSSD_BPF_IMM) ? 2 : 1;
+}
+
+/* ---- jit_lift.c / jit_lift_mem.c: eBPF -> LLVM IR ---- */
+#define OSSD_JIT_FN_NAME "ossd_kernel_entry"
+/* Generated function: int64_t f (struct ossd_kctx *ctx,
+ *                                 struct ossd_exec_state *st) */
+typedef int64_t (*ossd_jit_fn) (struct ossd_kctx *ctx, struct ossd_exec_state *st);
+
+struct ossd_jit_lifter
+{
+  LLVMContextRef cx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  LLVMTypeRef i1, i8, i16, i32, i64, i8p;
+  LLVMTypeRef helper_ty;       /* i64 (i64 x5, i8*) */
+  LLVMTypeRef access_ok_ty;    /* ossd_jit_rt_access_ok */
+  LLVMTypeRef budget_fault_ty; /* ossd_jit_rt_budget_fault */
+  LLVMValueRef regs[OSSD_NREGS];   /* i64 allocas */
+  LLVMValueRef stack;          /* [512 x i8] alloca */
+  LLVMValueRef count;          /* i64 alloca: executed instructions */
+  LLVMValueRef ctx, st;        /* i8* arguments */
+  LLVMValueRef ctx_int;        /* ctx as i64 */
+  LLVMValueRef stack_top;      /* r10 value (i64) */
+  LLVMValueRef budget;         /* st->insn_budget (cyclic programs) */
+  LLVMBasicBlockRef *bb;       /* [n]: block of each leader */
+  const struct ossd_prog *prog;    /* the kernel's private copy */
+  const struct ossd_jit_cfg *cfg;
+  uint32_t checks;             /* run-time checks emitted */
+};
+/* Builds module `mod` (in context cx) with OSSD_JIT_FN_NAME. */
+int ossd_jit_lift (const struct ossd_prog *prog, const struct ossd_jit_cfg *cfg,
+                   LLVMContextRef cx, LLVMModuleRef mod, uint32_t *checks,
+                   char *err, size_t errlen);
+/* jit_lift_mem.c: LDX/ST/STX, lddw, helper calls, checks and faults. */
+void ossd_jit_lift_ldx (struct ossd_jit_lifter *L, uint32_t pc);
+void ossd_jit_lift_store (struct ossd_jit_lifter *L, uint32_t pc);
+void ossd_jit_lift_lddw (struct ossd_jit_lifter *L, uint32_t pc);
+void ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc);
+/* Field of st as a pointer of type ty* (byte offset off). */
+LLVMValueRef ossd_jit_st_field (struct ossd_jit_lifter *L, size_t off, LLVMTypeRef ty);
+LLVMValueRef ossd_jit_const64 (struct ossd_jit_lifter *L, uint64_t v);
+/* Ends the current block: st->fault = OSSD_RT_FAULT, fault_insn = pc,
+ * fault_reason = reason; returns OSSD_RT_FAULT. */
+void ossd_jit_emit_fault (struct ossd_jit_lifter *L, uint32_t pc, const char *reason);
+/* Return path when the run ends normally: st->r0 = r0, insns_executed. */
+void ossd_jit_emit_return (struct ossd_jit_lifter *L, LLVMValueRef r0, LLVMValueRef verdict);
+
+/* ---- jit_orc.c: LLVM set-up, passes, ORC ---- */
+struct ossd_jit_code
+{
+  LLVMOrcLLJITRef jit;
+  ossd_jit_fn fn;
+};
+/* Lifts, optimises and compiles prog; fills stats lift/opt/codegen. */
+int ossd_jit_orc_build (const struct ossd_prog *prog, const struct ossd_jit_cfg *cfg,
+                        const struct ossd_jit_options *opt, struct ossd_jit_code *code,
+                        struct ossd_jit_stats *stats, char *err, size_t errlen);
+void ossd_jit_orc_free (struct ossd_jit_code *code);
+
+/* ---- jit_kernel.c ---- */
+struct ossd_jit_kernel
+{
+  atomic_uint refs;
+  struct ossd_jit_code code;
+  struct ossd_prog *prog;      /* private verified copy */
+  bool cyclic;
+  uint64_t max_path;
+  struct ossd_jit_stats stats;
+};
+uint64_t ossd_jit_now_ns (void);
+
+/* ---- run-time support called by generated code (jit_kernel.c) ---- */
+/* Budget exhausted inside the counting block starting at `start`, entered
+ * with `before` instructions executed: sets the fault exactly as the
+ * interpreter would (fault_insn = the instruction that exceeded it). */
+int64_t ossd_jit_rt_budget_fault (struct ossd_exec_state *st, const struct ossd_insn *insns,
+                                  uint64_t start, uint64_t before, uint64_t budget);
+/* ossd_rt_access_ok with plain 64-bit arguments and result (no C ABI
+ * questions about bool/uint8_t arguments from generated code). */
+uint64_t ossd_jit_rt_access_ok (const struct ossd_prog *prog, const struct ossd_kctx *ctx,
+                                uint64_t stack_top, uint64_t region, uint64_t col,
+                                uint64_t addr, uint64_t size, uint64_t write);
+/* Reason texts, identical to the interpreter's. */
+extern const char ossd_jit_reason_load[], ossd_jit_reason_store[], ossd_jit_reason_helper[],
+  ossd_jit_reason_unreachable[];
+
+#endif /* OSSD_JIT_INTERNAL_H */

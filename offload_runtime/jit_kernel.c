@@ -1,0 +1,172 @@
+/* jit_kernel.c - the compiled-kernel object: compile (private program
+ * copy, control-flow facts, ORC back end, statistics), run, reference
+ * counting; and the run-time support functions generated code calls
+ * (budget fault, the access check with a plain 64-bit signature, the
+ * fault reason texts shared with the interpreter's wording). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jit_internal.h"
+#include "prog_internal.h"
+
+const char ossd_jit_reason_load[] = "load out of bounds";
+const char ossd_jit_reason_store[] = "store out of bounds";
+const char ossd_jit_reason_helper[] = "helper argument out of bounds";
+const char ossd_jit_reason_unreachable[] = "instruction the verifier proved unreachable";
+static const char reason_budget[] = "instruction budget exhausted";
+
+uint64_t
+ossd_jit_now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+int64_t
+ossd_jit_rt_budget_fault (struct ossd_exec_state *st, const struct ossd_insn *insns,
+                          uint64_t start, uint64_t before, uint64_t budget)
+{
+  /* the interpreter faults at the k-th instruction of the block, where
+   * before + k first exceeds budget */
+  uint64_t pc = start;
+  for (uint64_t k = 1; before + k <= budget; k++)
+    pc += ossd_jit_insn_slots (&insns[pc]);
+  st->insns_executed = budget;
+  st->fault = OSSD_RT_BUDGET;
+  st->fault_insn = (uint32_t) pc;
+  st->fault_reason = reason_budget;
+  return OSSD_RT_BUDGET;
+}
+
+uint64_t
+ossd_jit_rt_access_ok (const struct ossd_prog *prog, const struct ossd_kctx *ctx,
+                       uint64_t stack_top, uint64_t region, uint64_t col,
+                       uint64_t addr, uint64_t size, uint64_t write)
+{
+  return ossd_rt_access_ok (prog, ctx, stack_top, (uint8_t) region, (uint8_t) col, addr,
+                            size, write != 0);
+}
+
+static struct ossd_prog *
+clone_prog (const struct ossd_prog *p)
+{
+  struct ossd_prog *c = calloc (1, sizeof *c);
+  if (!c)
+    return NULL;
+  *c = *p;
+  c->insns = malloc ((size_t) p->insn_count * sizeof *c->insns);
+  c->aux = malloc ((size_t) p->insn_count * sizeof *c->aux);
+  c->rodata = p->rodata_len ? malloc (p->rodata_len) : NULL;
+  if (!c->insns || !c->aux || (p->rodata_len && !c->rodata))
+    {
+      ossd_prog_free (c);
+      return NULL;
+    }
+  memcpy (c->insns, p->insns, (size_t) p->insn_count * sizeof *c->insns);
+  memcpy (c->aux, p->aux, (size_t) p->insn_count * sizeof *c->aux);
+  if (p->rodata_len)
+    memcpy (c->rodata, p->rodata, p->rodata_len);
+  return c;
+}
+
+int
+ossd_jit_compile_opts (const struct ossd_prog *prog, const struct ossd_jit_options *opt,
+                       struct ossd_jit_kernel **out, char *err, size_t errlen)
+{
+  static const struct ossd_jit_options defaults = { .opt_level = 2 };
+  uint64_t t0 = ossd_jit_now_ns ();
+  struct ossd_jit_cfg cfg;
+  int rc;
+
+  *out = NULL;
+  if (!opt)
+    opt = &defaults;
+  if (!prog->verified || !prog->aux)
+    return ossd_rt_err (err, errlen, -EPERM, "jit: program not verified");
+  struct ossd_jit_kernel *k = calloc (1, sizeof *k);
+  if (!k || !(k->prog = clone_prog (prog)))
+    {
+      free (k);
+      return ossd_rt_err (err, errlen, -ENOMEM, "jit: out of memory");
+    }
+  atomic_init (&k->refs, 1);
+  if ((rc = ossd_jit_cfg_build (k->prog, &cfg, err, errlen)) < 0)
+    {
+      ossd_prog_free (k->prog);
+      free (k);
+      return rc;
+    }
+  k->cyclic = cfg.cyclic;
+  k->max_path = cfg.max_path;
+  rc = ossd_jit_orc_build (k->prog, &cfg, opt, &k->code, &k->stats, err, errlen);
+  k->stats.ebpf_insns = cfg.reachable;
+  k->stats.blocks = cfg.nblocks;
+  k->stats.cyclic = cfg.cyclic;
+  k->stats.max_path = cfg.max_path;
+  ossd_jit_cfg_free (&cfg);
+  if (rc < 0)
+    {
+      ossd_prog_free (k->prog);
+      free (k);
+      return rc;
+    }
+  k->stats.total_ns = ossd_jit_now_ns () - t0;
+  *out = k;
+  return 0;
+}
+
+int
+ossd_jit_compile (const struct ossd_prog *prog, struct ossd_jit_kernel **out,
+                  char *err, size_t errlen)
+{
+  return ossd_jit_compile_opts (prog, NULL, out, err, errlen);
+}
+
+int64_t
+ossd_jit_run (const struct ossd_jit_kernel *k, struct ossd_kctx *ctx,
+              struct ossd_exec_state *st)
+{
+  if (!k->cyclic && st->insn_budget < k->max_path)
+    return ossd_interp_run (k->prog, ctx, st);   /* budget may run out: exact reference */
+  st->row_to_host = 0;
+  st->fault = 0;
+  st->fault_reason = NULL;
+  return k->code.fn (ctx, st);
+}
+
+struct ossd_jit_kernel *
+ossd_jit_retain (struct ossd_jit_kernel *k)
+{
+  atomic_fetch_add (&k->refs, 1);
+  return k;
+}
+
+void
+ossd_jit_release (struct ossd_jit_kernel *k)
+{
+  if (!k || atomic_fetch_sub (&k->refs, 1) != 1)
+    return;
+  ossd_jit_orc_free (&k->code);
+  ossd_prog_free (k->prog);
+  free (k);
+}
+
+void
+ossd_jit_kernel_stats (const struct ossd_jit_kernel *k, struct ossd_jit_stats *out)
+{
+  *out = k->stats;
+}
+
+const uint8_t *
+ossd_jit_kernel_hash (const struct ossd_jit_kernel *k)
+{
+  return k->prog->hash;
+}
+
+const struct ossd_prog *
+ossd_jit_kernel_prog (const struct ossd_jit_kernel *k)
+{
+  return k->prog;
+}

@@ -1,0 +1,220 @@
+/* jit_lift_mem.c - the lifter's memory side: LDX/ST/STX, lddw, helper
+ * calls, and the run-time bounds checks the verifier asked for.
+ *
+ * Checks (never dropped; one per OSSD_AUX_CHECK access and per checked
+ * helper argument), same predicate as ossd_rt_access_ok:
+ *   column data of a known column: inline
+ *     data != 0 && addr >= data && addr - data <= len && size <= len - (addr - data)
+ *   stack: inline, the same range test against [r10 - 512, r10)
+ *   anything else (a pointer into several columns, ctx, out, rodata): a
+ *     call to ossd_rt_access_ok (through ossd_jit_rt_access_ok, which has
+ *     an all-i64 signature) with the kernel's private program copy.
+ * A failed check stores fault/fault_insn/fault_reason into the exec state
+ * and returns OSSD_RT_FAULT, as the interpreter does. */
+#include <stddef.h>
+
+#include "jit_internal.h"
+
+static const uint8_t size_bytes[4] = { 4, 2, 1, 8 };
+#define SIZE_BYTES(code) size_bytes[OSSD_BPF_SIZE (code) >> 3]
+
+static LLVMTypeRef
+size_type (struct ossd_jit_lifter *L, uint8_t code)
+{
+  switch (OSSD_BPF_SIZE (code))
+    {
+    case OSSD_BPF_B: return L->i8;
+    case OSSD_BPF_H: return L->i16;
+    case OSSD_BPF_W: return L->i32;
+    default: return L->i64;
+    }
+}
+
+static LLVMValueRef
+const_ptr (struct ossd_jit_lifter *L, const void *p, LLVMTypeRef ty)
+{
+  return LLVMConstIntToPtr (ossd_jit_const64 (L, (uint64_t) (uintptr_t) p), ty);
+}
+
+static LLVMValueRef
+reg_get (struct ossd_jit_lifter *L, unsigned r)
+{
+  return LLVMBuildLoad2 (L->b, L->i64, L->regs[r], "");
+}
+
+void
+ossd_jit_emit_fault (struct ossd_jit_lifter *L, uint32_t pc, const char *reason)
+{
+  LLVMBuildStore (L->b, LLVMConstInt (L->i32, (uint64_t) (int64_t) OSSD_RT_FAULT, 1),
+                  ossd_jit_st_field (L, offsetof (struct ossd_exec_state, fault), L->i32));
+  LLVMBuildStore (L->b, LLVMConstInt (L->i32, pc, 0),
+                  ossd_jit_st_field (L, offsetof (struct ossd_exec_state, fault_insn), L->i32));
+  LLVMBuildStore (L->b, const_ptr (L, reason, L->i8p),
+                  ossd_jit_st_field (L, offsetof (struct ossd_exec_state, fault_reason), L->i8p));
+  LLVMBuildRet (L->b, ossd_jit_const64 (L, (uint64_t) (int64_t) OSSD_RT_FAULT));
+}
+
+/* addr >= base && addr - base <= len && size <= len - (addr - base) */
+static LLVMValueRef
+in_range (struct ossd_jit_lifter *L, LLVMValueRef addr, LLVMValueRef size,
+          LLVMValueRef base, LLVMValueRef len)
+{
+  LLVMValueRef d = LLVMBuildSub (L->b, addr, base, "");
+  LLVMValueRef a = LLVMBuildICmp (L->b, LLVMIntUGE, addr, base, "");
+  LLVMValueRef b = LLVMBuildICmp (L->b, LLVMIntULE, d, len, "");
+  LLVMValueRef c = LLVMBuildICmp (L->b, LLVMIntULE, size, LLVMBuildSub (L->b, len, d, ""), "");
+  return LLVMBuildAnd (L->b, a, LLVMBuildAnd (L->b, b, c, ""), "");
+}
+
+static LLVMValueRef
+ctx_field (struct ossd_jit_lifter *L, size_t off, LLVMTypeRef ty)
+{
+  LLVMValueRef idx = ossd_jit_const64 (L, off);
+  LLVMValueRef p = LLVMBuildInBoundsGEP2 (L->b, L->i8, L->ctx, &idx, 1, "");
+  return LLVMBuildLoad2 (L->b, ty, LLVMBuildBitCast (L->b, p, LLVMPointerType (ty, 0), ""), "");
+}
+
+/* Emits the check and continues in a new block when it passes. */
+static void
+emit_check (struct ossd_jit_lifter *L, uint32_t pc, uint8_t region, uint8_t col,
+            LLVMValueRef addr, LLVMValueRef size, bool write, const char *reason)
+{
+  LLVMValueRef ok;
+  if (region == OSSD_REGION_COLDATA && col < OSSD_KCTX_MAX_COLS && !write)
+    {
+      LLVMValueRef data = ctx_field (L, offsetof (struct ossd_kctx, col[col].data), L->i64);
+      LLVMValueRef len = LLVMBuildZExt (L->b, ctx_field (L, offsetof (struct ossd_kctx, col[col].len),
+                                                         L->i32), L->i64, "");
+      LLVMValueRef nz = LLVMBuildICmp (L->b, LLVMIntNE, data, ossd_jit_const64 (L, 0), "");
+      ok = LLVMBuildAnd (L->b, nz, in_range (L, addr, size, data, len), "");
+    }
+  else if (region == OSSD_REGION_STACK)
+    ok = in_range (L, addr, size,
+                   LLVMBuildSub (L->b, L->stack_top, ossd_jit_const64 (L, OSSD_STACK_SIZE), ""),
+                   ossd_jit_const64 (L, OSSD_STACK_SIZE));
+  else
+    {
+      LLVMValueRef args[8] = {
+        const_ptr (L, L->prog, L->i8p), L->ctx, L->stack_top,
+        ossd_jit_const64 (L, region), ossd_jit_const64 (L, col), addr, size,
+        ossd_jit_const64 (L, write),
+      };
+      LLVMValueRef f = const_ptr (L, (const void *) ossd_jit_rt_access_ok,
+                                  LLVMPointerType (L->access_ok_ty, 0));
+      ok = LLVMBuildICmp (L->b, LLVMIntNE, LLVMBuildCall2 (L->b, L->access_ok_ty, f, args, 8, ""),
+                          ossd_jit_const64 (L, 0), "");
+    }
+  LLVMBasicBlockRef pass = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext (L->cx, L->fn, "oob");
+  LLVMBuildCondBr (L->b, ok, pass, fail);
+  LLVMPositionBuilderAtEnd (L->b, fail);
+  ossd_jit_emit_fault (L, pc, reason);
+  LLVMPositionBuilderAtEnd (L->b, pass);
+  L->checks++;
+}
+
+/* Pointer for an access at reg + off: frame-pointer-relative accesses in
+ * the frame address the stack alloca directly (lets LLVM promote spills). */
+static LLVMValueRef
+access_ptr (struct ossd_jit_lifter *L, unsigned reg, int16_t off, unsigned bytes,
+            LLVMValueRef addr, LLVMTypeRef ty)
+{
+  int pos = OSSD_STACK_SIZE + off;
+  if (reg == OSSD_R10 && pos >= 0 && pos + (int) bytes <= OSSD_STACK_SIZE)
+    {
+      LLVMValueRef idx[2] = { ossd_jit_const64 (L, 0), ossd_jit_const64 (L, (uint64_t) pos) };
+      LLVMValueRef p = LLVMBuildInBoundsGEP2 (L->b, LLVMArrayType (L->i8, OSSD_STACK_SIZE),
+                                              L->stack, idx, 2, "");
+      return LLVMBuildBitCast (L->b, p, LLVMPointerType (ty, 0), "");
+    }
+  return LLVMBuildIntToPtr (L->b, addr, LLVMPointerType (ty, 0), "");
+}
+
+void
+ossd_jit_lift_ldx (struct ossd_jit_lifter *L, uint32_t pc)
+{
+  const struct ossd_insn *in = &L->prog->insns[pc];
+  const struct ossd_insn_aux *ax = &L->prog->aux[pc];
+  LLVMTypeRef ty = size_type (L, in->code);
+  unsigned bytes = SIZE_BYTES (in->code);
+  LLVMValueRef addr = LLVMBuildAdd (L->b, reg_get (L, in->src_reg),
+                                    ossd_jit_const64 (L, (uint64_t) (int64_t) in->off), "");
+  if (ax->flags & OSSD_AUX_CHECK)
+    emit_check (L, pc, ax->region, ax->col, addr, ossd_jit_const64 (L, bytes), false,
+                ossd_jit_reason_load);
+  LLVMValueRef v = LLVMBuildLoad2 (L->b, ty, access_ptr (L, in->src_reg, in->off, bytes, addr, ty), "");
+  LLVMSetAlignment (v, 1);
+  if (ty != L->i64)
+    v = OSSD_BPF_MODE (in->code) == OSSD_BPF_MEMSX ? LLVMBuildSExt (L->b, v, L->i64, "")
+      : LLVMBuildZExt (L->b, v, L->i64, "");
+  LLVMBuildStore (L->b, v, L->regs[in->dst_reg]);
+}
+
+void
+ossd_jit_lift_store (struct ossd_jit_lifter *L, uint32_t pc)
+{
+  const struct ossd_insn *in = &L->prog->insns[pc];
+  const struct ossd_insn_aux *ax = &L->prog->aux[pc];
+  LLVMTypeRef ty = size_type (L, in->code);
+  unsigned bytes = SIZE_BYTES (in->code);
+  LLVMValueRef addr = LLVMBuildAdd (L->b, reg_get (L, in->dst_reg),
+                                    ossd_jit_const64 (L, (uint64_t) (int64_t) in->off), "");
+  LLVMValueRef v = OSSD_BPF_CLASS (in->code) == OSSD_BPF_STX ? reg_get (L, in->src_reg)
+    : ossd_jit_const64 (L, (uint64_t) (int64_t) in->imm);
+  if (ax->flags & OSSD_AUX_CHECK)
+    emit_check (L, pc, ax->region, ax->col, addr, ossd_jit_const64 (L, bytes), true,
+                ossd_jit_reason_store);
+  if (ty != L->i64)
+    v = LLVMBuildTrunc (L->b, v, ty, "");
+  LLVMValueRef st = LLVMBuildStore (L->b, v, access_ptr (L, in->dst_reg, in->off, bytes, addr, ty));
+  LLVMSetAlignment (st, 1);
+}
+
+void
+ossd_jit_lift_lddw (struct ossd_jit_lifter *L, uint32_t pc)
+{
+  const struct ossd_insn *in = &L->prog->insns[pc];
+  uint64_t v;
+  if (in->src_reg == OSSD_PSEUDO_RODATA)
+    v = (uint64_t) (uintptr_t) L->prog->rodata + (uint32_t) in->imm;
+  else
+    v = (uint64_t) (uint32_t) in->imm | ((uint64_t) (uint32_t) in[1].imm << 32);
+  LLVMBuildStore (L->b, ossd_jit_const64 (L, v), L->regs[in->dst_reg]);
+}
+
+void
+ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
+{
+  const struct ossd_insn *in = &L->prog->insns[pc];
+  const struct ossd_insn_aux *ax = &L->prog->aux[pc];
+  const struct ossd_helper_proto *h = ossd_helper_lookup (in->imm);
+  for (int k = 0; k < 5; k++)
+    {
+      if (!(ax->arg_check & (1u << k)))
+        continue;
+      bool num = h->arg[k] == OSSD_ARG_NUMERIC_RO || h->arg[k] == OSSD_ARG_NUMERIC_W;
+      LLVMValueRef size = num ? ossd_jit_const64 (L, sizeof (struct ossd_numeric))
+        : reg_get (L, k + 2);       /* the next argument, as the interpreter reads it */
+      emit_check (L, pc, ax->arg_region[k], ax->arg_col[k], reg_get (L, k + 1), size,
+                  h->arg[k] == OSSD_ARG_NUMERIC_W, ossd_jit_reason_helper);
+    }
+  LLVMValueRef args[6];
+  for (int k = 0; k < 5; k++)
+    args[k] = reg_get (L, k + 1);
+  args[5] = L->st;
+  LLVMValueRef f = const_ptr (L, (const void *) h->fn, LLVMPointerType (L->helper_ty, 0));
+  LLVMValueRef r0 = LLVMBuildCall2 (L->b, L->helper_ty, f, args, 6, "");
+  LLVMBuildStore (L->b, r0, L->regs[OSSD_R0]);
+
+  LLVMValueRef th = LLVMBuildLoad2 (L->b, L->i32,
+                                    ossd_jit_st_field (L, offsetof (struct ossd_exec_state, row_to_host),
+                                                       L->i32), "");
+  LLVMBasicBlockRef host = LLVMAppendBasicBlockInContext (L->cx, L->fn, "to_host");
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntNE, th, LLVMConstInt (L->i32, 0, 0), ""),
+                   host, go);
+  LLVMPositionBuilderAtEnd (L->b, host);
+  ossd_jit_emit_return (L, ossd_jit_const64 (L, OSSD_ROW_TO_HOST),
+                        ossd_jit_const64 (L, OSSD_ROW_TO_HOST));
+  LLVMPositionBuilderAtEnd (L->b, go);
+}

@@ -1,0 +1,168 @@
+/* jit_orc.c - the LLVM back end of the JIT: one-time native target
+ * initialisation, the IR pass pipeline (new pass manager, default<O2>),
+ * and an ORC LLJIT instance per kernel that compiles the lifted module
+ * and yields the native entry point.
+ *
+ * Each kernel owns its LLJIT (and so its code memory): releasing the
+ * kernel disposes of it.  Each compile uses its own LLVMContext (an ORC
+ * ThreadSafeContext), so kernels may be compiled concurrently from several
+ * threads.  The only process-wide state is LLVM's target registry,
+ * initialised once under pthread_once. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "jit_internal.h"
+#include "prog_internal.h"
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+static int llvm_init_rc;
+
+static void
+llvm_init (void)
+{
+  if (LLVMInitializeNativeTarget () || LLVMInitializeNativeAsmPrinter ())
+    llvm_init_rc = -EIO;
+}
+
+/* Consumes e; returns code with "what: <llvm message>". */
+static int
+llvm_err (LLVMErrorRef e, int code, const char *what, char *err, size_t errlen)
+{
+  char *msg = LLVMGetErrorMessage (e);
+  ossd_rt_err (err, errlen, code, "jit: %s: %s", what, msg ? msg : "?");
+  LLVMDisposeErrorMessage (msg);
+  return code;
+}
+
+static int
+create_lljit (LLVMOrcLLJITRef *jit, char *err, size_t errlen)
+{
+  LLVMOrcJITTargetMachineBuilderRef jtmb;
+  LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost (&jtmb);
+  if (e)
+    return llvm_err (e, -EIO, "detect host", err, errlen);
+  LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder ();
+  LLVMOrcLLJITBuilderSetJITTargetMachineBuilder (builder, jtmb);
+  e = LLVMOrcCreateLLJIT (jit, builder);        /* consumes builder */
+  if (e)
+    return llvm_err (e, -EIO, "create LLJIT", err, errlen);
+  return 0;
+}
+
+static int
+run_passes (LLVMModuleRef mod, const char *triple, int level, char *err, size_t errlen)
+{
+  LLVMTargetRef target;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple (triple, &target, &msg))
+    {
+      ossd_rt_err (err, errlen, -EIO, "jit: target %s: %s", triple, msg ? msg : "?");
+      LLVMDisposeMessage (msg);
+      return -EIO;
+    }
+  char *cpu = LLVMGetHostCPUName (), *features = LLVMGetHostCPUFeatures ();
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine (target, triple, cpu, features,
+                                                     LLVMCodeGenLevelDefault, LLVMRelocDefault,
+                                                     LLVMCodeModelJITDefault);
+  LLVMDisposeMessage (cpu);
+  LLVMDisposeMessage (features);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions ();
+  LLVMErrorRef e = LLVMRunPasses (mod, level >= 2 ? "default<O2>" : "default<O1>", tm, po);
+  LLVMDisposePassBuilderOptions (po);
+  LLVMDisposeTargetMachine (tm);
+  if (e)
+    return llvm_err (e, -EIO, "passes", err, errlen);
+  return 0;
+}
+
+int
+ossd_jit_orc_build (const struct ossd_prog *prog, const struct ossd_jit_cfg *cfg,
+                    const struct ossd_jit_options *opt, struct ossd_jit_code *code,
+                    struct ossd_jit_stats *stats, char *err, size_t errlen)
+{
+  int rc;
+  pthread_once (&llvm_once, llvm_init);
+  if (llvm_init_rc)
+    return ossd_rt_err (err, errlen, llvm_init_rc, "jit: no native LLVM target");
+
+  memset (code, 0, sizeof *code);
+  uint64_t t0 = ossd_jit_now_ns ();
+  if ((rc = create_lljit (&code->jit, err, errlen)) < 0)
+    return rc;
+  uint64_t t_setup = ossd_jit_now_ns () - t0;
+
+  t0 = ossd_jit_now_ns ();
+  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext ();
+  LLVMContextRef cx = LLVMOrcThreadSafeContextGetContext (tsc);
+  LLVMModuleRef mod = LLVMModuleCreateWithNameInContext ("ossd_kernel", cx);
+  const char *triple = LLVMOrcLLJITGetTripleString (code->jit);
+  LLVMSetTarget (mod, triple);
+  LLVMSetDataLayout (mod, LLVMOrcLLJITGetDataLayoutStr (code->jit));
+  rc = ossd_jit_lift (prog, cfg, cx, mod, &stats->checks, err, errlen);
+  if (rc == 0)
+    {
+      char *msg = NULL;
+      if (LLVMVerifyModule (mod, LLVMReturnStatusAction, &msg))
+        rc = ossd_rt_err (err, errlen, -EIO, "jit: invalid IR: %.200s", msg ? msg : "?");
+      LLVMDisposeMessage (msg);
+    }
+  stats->lift_ns = ossd_jit_now_ns () - t0;
+
+  t0 = ossd_jit_now_ns ();
+  if (rc == 0 && opt->opt_level > 0)
+    rc = run_passes (mod, triple, opt->opt_level, err, errlen);
+  stats->opt_ns = ossd_jit_now_ns () - t0;
+  if (rc == 0 && opt->dump_ir)
+    LLVMDumpModule (mod);
+  if (rc < 0)
+    {
+      LLVMDisposeModule (mod);
+      LLVMOrcDisposeThreadSafeContext (tsc);
+      ossd_jit_orc_free (code);
+      return rc;
+    }
+
+  t0 = ossd_jit_now_ns ();
+  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule (mod, tsc);
+  LLVMOrcDisposeThreadSafeContext (tsc);        /* the module keeps it alive */
+  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule (code->jit, LLVMOrcLLJITGetMainJITDylib (code->jit),
+                                                tsm);
+  if (e)
+    {
+      ossd_jit_orc_free (code);
+      return llvm_err (e, -EIO, "add module", err, errlen);
+    }
+  LLVMOrcExecutorAddress addr = 0;
+  e = LLVMOrcLLJITLookup (code->jit, &addr, OSSD_JIT_FN_NAME);
+  if (e || !addr)
+    {
+      ossd_jit_orc_free (code);
+      return e ? llvm_err (e, -EIO, "codegen", err, errlen)
+        : ossd_rt_err (err, errlen, -EIO, "jit: entry point not found");
+    }
+  code->fn = (ossd_jit_fn) (uintptr_t) addr;
+  stats->codegen_ns = t_setup + (ossd_jit_now_ns () - t0);
+  return 0;
+}
+
+void
+ossd_jit_orc_free (struct ossd_jit_code *code)
+{
+  if (code->jit)
+    {
+      LLVMErrorRef e = LLVMOrcDisposeLLJIT (code->jit);
+      if (e)
+        LLVMConsumeError (e);
+    }
+  code->jit = NULL;
+  code->fn = NULL;
+}
