@@ -22,7 +22,7 @@ ossd_device_options_init (struct ossd_device_options *o)
   o->alloc_policy = -1;
   o->gc_policy = -1;
   o->slots = 32;
-  o->window_lbas = 256;
+  o->window_lbas = 264;        /* 1 MiB of data + headers per chunk */
   o->lease_ms = 30000;
   o->poll_timeout_ms = 2000;
   o->scan_workers = 2;

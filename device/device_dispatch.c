@@ -288,19 +288,70 @@ varint_len (uint64_t v)
   return n;
 }
 
-/* READ answers with bulk data, so it builds its Response in place: the
- * object's bytes are read by the FTL straight into the serialized
- * message, which is exactly what protobuf-c would have packed for
- * Response{read: ReadResult{data, object_size}} (status OK is the
- * default and so absent).  A unit test decodes it with protobuf-c. */
+/* READ answers with bulk data, so its Response is built in place: when
+ * the host reads the response window, the object's bytes go from the FTL
+ * straight into the transport's buffer, laid out exactly as protobuf-c
+ * would pack Response{read: ReadResult{data, object_size}} (status OK is
+ * the default and so absent).  The unit tests decode it with protobuf-c. */
+size_t
+device_read_reply_size (const struct deferred_read *dr)
+{
+  size_t inner = (dr->want ? 1 + varint_len (dr->want) + dr->want : 0)
+    + (dr->object_size ? 1 + varint_len (dr->object_size) : 0);
+  return 1 + varint_len (inner) + inner;
+}
+
+int
+device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
+                        uint8_t *dst, char *why, size_t whylen)
+{
+  size_t inner, n = 0, got = 0;
+  ftl_error fe = { "" };
+  int e;
+
+  inner = (dr->want ? 1 + varint_len (dr->want) + dr->want : 0)
+    + (dr->object_size ? 1 + varint_len (dr->object_size) : 0);
+  dst[n++] = (OSSD__RESPONSE__BODY_READ << 3) | 2;
+  n += put_varint (dst + n, inner);
+  if (dr->want)
+    {
+      dst[n++] = (1 << 3) | 2;
+      n += put_varint (dst + n, dr->want);
+      pthread_rwlock_rdlock (&dev->ftl_lock);
+      e = ftl_read (dev->ftl, dr->pid, dr->oid, dr->offset, dst + n,
+                    dr->want, &got, &fe);
+      pthread_rwlock_unlock (&dev->ftl_lock);
+      if (e < 0)
+        {
+          snprintf (why, whylen, "READ (pid %llu, oid %llu, offset %llu, length %llu): %s",
+                    (unsigned long long) dr->pid, (unsigned long long) dr->oid,
+                    (unsigned long long) dr->offset, (unsigned long long) dr->want,
+                    fe.msg);
+          return e;
+        }
+      if (got != dr->want)
+        {
+          snprintf (why, whylen, "READ (pid %llu, oid %llu): the object shrank during the read",
+                    (unsigned long long) dr->pid, (unsigned long long) dr->oid);
+          return -EAGAIN;
+        }
+      n += dr->want;
+    }
+  if (dr->object_size)
+    {
+      dst[n++] = 2 << 3;
+      put_varint (dst + n, dr->object_size);
+    }
+  return 0;
+}
+
 static void
 cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
           const Ossd__Read *rd)
 {
   struct ftl_object_info info;
+  struct deferred_read dr;
   ftl_error fe = { "" };
-  uint8_t *msg;
-  size_t want, got = 0, hdr, inner, n;
   int e;
 
   if (!check_obj (s, seq, "READ", rd->obj))
@@ -311,59 +362,17 @@ cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
                  (unsigned long long) rd->length, MAX_READ_BYTES);
   e = ftl_stat_object (dev->ftl, rd->obj->pid, rd->obj->oid, &info, &fe);
   if (e < 0)
-    goto failed;
-  want = rd->offset >= info.size ? 0
+    return fail (s, seq, e, "READ (pid %llu, oid %llu, offset %llu, length %llu): %s",
+                 (unsigned long long) rd->obj->pid, (unsigned long long) rd->obj->oid,
+                 (unsigned long long) rd->offset, (unsigned long long) rd->length,
+                 fe.msg);
+  dr.pid = rd->obj->pid;
+  dr.oid = rd->obj->oid;
+  dr.offset = rd->offset;
+  dr.object_size = info.size;
+  dr.want = rd->offset >= info.size ? 0
     : (info.size - rd->offset < rd->length ? info.size - rd->offset : rd->length);
-  /* ReadResult = [0x0a len data] [0x10 size]; Response = [0x72 len ReadResult]. */
-  inner = (want ? 1 + varint_len (want) + want : 0)
-    + (info.size ? 1 + varint_len (info.size) : 0);
-  hdr = 1 + varint_len (inner) + (want ? 1 + varint_len (want) : 0);
-  msg = malloc (hdr + want + 16);
-  if (!msg)
-    return fail (s, seq, -ENOMEM, "READ: out of memory");
-  n = 0;
-  msg[n++] = (OSSD__RESPONSE__BODY_READ << 3) | 2;
-  n += put_varint (msg + n, inner);
-  if (want)
-    {
-      msg[n++] = (1 << 3) | 2;
-      n += put_varint (msg + n, want);
-      e = ftl_read (dev->ftl, rd->obj->pid, rd->obj->oid, rd->offset,
-                    msg + n, want, &got, &fe);
-      if (e < 0)
-        {
-          free (msg);
-          goto failed;
-        }
-      if (got != want)
-        {
-          /* The object shrank since the stat: answer what was read. */
-          Ossd__Response r = OSSD__RESPONSE__INIT;
-          Ossd__ReadResult res = OSSD__READ_RESULT__INIT;
-          res.data.data = msg + n;
-          res.data.len = got;
-          res.object_size = rd->offset + got;
-          r.body_case = OSSD__RESPONSE__BODY_READ;
-          r.read = &res;
-          ok (s, seq, &r);
-          free (msg);
-          return;
-        }
-      n += want;
-    }
-  if (info.size)
-    {
-      msg[n++] = 2 << 3;
-      n += put_varint (msg + n, info.size);
-    }
-  device_slot_enqueue (s, msg, n, seq, false);
-  return;
-
-failed:
-  fail (s, seq, e, "READ (pid %llu, oid %llu, offset %llu, length %llu): %s",
-        (unsigned long long) rd->obj->pid, (unsigned long long) rd->obj->oid,
-        (unsigned long long) rd->offset, (unsigned long long) rd->length,
-        fe.msg);
+  device_slot_enqueue_read (s, seq, &dr, device_read_reply_size (&dr));
 }
 
 static void

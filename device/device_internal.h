@@ -17,12 +17,24 @@
 #define OSSD_MAX_MESSAGE (64u << 20)   /* largest request accepted */
 #define OSSD_EVENT_RING 256
 
-/* One serialized response message waiting to be read chunk by chunk. */
+/* A READ whose data the response-window read takes straight from the
+ * FTL into the transport's buffer (no intermediate copy). */
+struct deferred_read
+{
+  uint64_t pid, oid, offset;
+  uint64_t want;               /* data bytes */
+  uint64_t object_size;
+};
+
+/* One serialized response message waiting to be read chunk by chunk.
+ * A deferred READ has buf == NULL until it is materialized. */
 struct resp_msg
 {
   struct resp_msg *next;
   uint8_t *buf;
   size_t len;
+  bool deferred;
+  struct deferred_read dr;
   size_t sent;
   uint64_t sequence;
   bool stream_more;            /* more messages follow (OSSD_F_STREAM) */
@@ -150,6 +162,9 @@ void device_slot_respond (struct ossd_slot *s, uint64_t sequence,
                           const Ossd__Response *resp, bool stream_more);
 void device_slot_respond_error (struct ossd_slot *s, uint64_t sequence,
                                 Ossd__Status status, const char *reason);
+/* Queue a deferred READ answer of len serialized bytes. */
+void device_slot_enqueue_read (struct ossd_slot *s, uint64_t sequence,
+                               const struct deferred_read *dr, size_t len);
 void device_control_refresh (ossd_device_t *dev);
 
 /* device_dispatch.c: run one decoded request; returns the response to
@@ -157,6 +172,11 @@ void device_control_refresh (ossd_device_t *dev);
 void device_dispatch (ossd_device_t *dev, struct ossd_slot *slot,
                       uint64_t sequence, const Ossd__Request *req);
 Ossd__Status device_status_from_errno (int err);
+/* Serialized size of a READ answer, and building it in place (dst has
+ * exactly that many bytes).  -EAGAIN: the object changed under us. */
+size_t device_read_reply_size (const struct deferred_read *dr);
+int device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
+                            uint8_t *dst, char *why, size_t whylen);
 
 /* device_format.c */
 int device_superblock_load (ossd_device_t *dev, char *why, size_t whylen);

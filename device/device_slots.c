@@ -189,6 +189,57 @@ device_slot_enqueue (struct ossd_slot *s, uint8_t *buf, size_t len,
 }
 
 void
+device_slot_enqueue_read (struct ossd_slot *s, uint64_t sequence,
+                          const struct deferred_read *dr, size_t len)
+{
+  struct resp_msg *m = calloc (1, sizeof *m);
+
+  if (!m)
+    return;
+  m->len = len;
+  m->sequence = sequence;
+  m->deferred = true;
+  m->dr = *dr;
+  pthread_mutex_lock (&s->lock);
+  if (s->tail)
+    s->tail->next = m;
+  else
+    s->head = m;
+  s->tail = m;
+  s->queued++;
+  pthread_cond_broadcast (&s->cond);
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Give a deferred READ its bytes (when it cannot go straight into the
+ * transport buffer), or turn it into the error response it earned. */
+static void
+slot_materialize_locked (ossd_device_t *dev, struct resp_msg *m)
+{
+  char why[400];
+  int e = -ENOMEM;
+
+  m->buf = malloc (m->len ? m->len : 1);
+  if (m->buf)
+    e = device_read_reply_fill (dev, &m->dr, m->buf, why, sizeof why);
+  else
+    snprintf (why, sizeof why, "READ: out of memory for %zu bytes", m->len);
+  m->deferred = false;
+  if (e == 0)
+    return;
+  free (m->buf);
+  Ossd__Response r = OSSD__RESPONSE__INIT;
+  r.status = e == -EAGAIN ? OSSD__STATUS__ERR_VERSION : device_status_from_errno (e);
+  r.reason = why;
+  m->len = ossd__response__get_packed_size (&r);
+  m->buf = malloc (m->len ? m->len : 1);
+  if (m->buf)
+    ossd__response__pack (&r, m->buf);
+  else
+    m->len = 0;
+}
+
+void
 device_slot_respond (struct ossd_slot *s, uint64_t sequence,
                      const Ossd__Response *resp, bool stream_more)
 {
@@ -440,6 +491,24 @@ device_slot_read (ossd_device_conn_t *conn, uint32_t slot, uint8_t *buf,
       ossd_frame_encode (&hdr, NULL, 0, buf, len);
       return 0;
     }
+  if (m->deferred && m->len <= room)
+    {
+      /* The whole READ answer fits: build it in the caller's buffer. */
+      char why[400];
+      if (device_read_reply_fill (dev, &m->dr, buf + OSSD_FRAME_HDR_SIZE,
+                                  why, sizeof why) == 0)
+        {
+          hdr.sequence = m->sequence;
+          hdr.total_length = m->len;
+          hdr.flags = OSSD_F_FIRST | OSSD_F_LAST;
+          ossd_frame_encode (&hdr, buf + OSSD_FRAME_HDR_SIZE, m->len, buf, len);
+          n = m->len;
+          m->sent = m->len;
+          goto sent;
+        }
+    }
+  if (m->deferred)
+    slot_materialize_locked (dev, m);
   n = m->len - m->sent;
   if (n > room)
     n = room;
@@ -451,6 +520,7 @@ device_slot_read (ossd_device_conn_t *conn, uint32_t slot, uint8_t *buf,
     | (m->stream_more ? OSSD_F_STREAM : 0);
   ossd_frame_encode (&hdr, m->buf + m->sent, n, buf, len);
   m->sent += n;
+sent:
   if (m->sent == m->len)
     {
       s->head = m->next;

@@ -232,6 +232,9 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
         goto fail;
     }
   recovery_rebuild_from_maps (f);
+  /* a crash can leave few free blocks: reclaim before taking writes */
+  if (f->free_blocks < f->gc_low)
+    gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
   if (mounted)
     {
       r = ckpt_write (f, false, err);

@@ -106,7 +106,9 @@ int
 block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out)
 {
   const struct nand_geometry *g = &f->nand.geo;
-  uint32_t reserve = for_gc ? 0 : f->gc_low / 2;
+  /* host writes keep the GC reserve; GC keeps one block for the erase
+   * barrier, which may need it to program the meta log */
+  uint32_t reserve = f->in_barrier ? 0 : for_gc ? 1 : f->gc_reserve;
   if (f->free_blocks <= reserve)
     return -ENOSPC;
   for (uint32_t k = 0; k < g->dies; k++)

@@ -132,7 +132,7 @@ capacity_compute (const struct ftl_config *cfg, const struct nand_geometry *g,
   uint32_t low = small + 3;
   uint32_t good = g->total_blocks - bad;
   uint32_t slack = good / 50 > 2 ? good / 50 : 2;
-  uint32_t spare_min = open_max + low + slack;
+  uint32_t spare_min = open_max + low + 2 + slack;
   int64_t user = (int64_t) floor (good * (1.0 - cfg->over_provisioning));
   if ((int64_t) good - user < spare_min)
     user = (int64_t) good - spare_min;
@@ -198,7 +198,8 @@ ftl_derive (struct ftl *f, ftl_error *err)
     return ftl_fail (err, -EINVAL, "geometry too small: %u blocks leave no "
                      "user capacity after over-provisioning and reserves",
                      g->total_blocks);
-  f->gc_low = low;
+  f->gc_reserve = low;
+  f->gc_low = low + 2;
   uint32_t extra = g->total_blocks / 32 > 2 ? g->total_blocks / 32 : 2;
   f->gc_high = low + extra;
   f->ckpt_interval_pages = g->total_pages / 4 > 4096 ? g->total_pages / 4

@@ -139,7 +139,7 @@ gc_relocate_block (struct ftl *f, uint32_t b, int stream)
           if (r < 0)
             return r;
           struct oob_entry ent = {
-            .pid = o->pid, .oid = o->oid, .size = 0, .batch = 0,
+            .pid = o->pid, .oid = o->oid, .size = o->size, .batch = 0,
             .lpn = re.lpn, .kind = SECT_COPY,
           };
           sector_invalidate (f, ppa);
@@ -159,11 +159,14 @@ gc_relocate_block (struct ftl *f, uint32_t b, int stream)
 int
 gc_erase_barrier (struct ftl *f)
 {
+  bool was = f->in_barrier;
+  f->in_barrier = true;
   int r = streams_flush_all (f);
   if (r == 0)
     r = log_flush (f);
   if (r == 0)
     r = streams_flush_all (f);   /* the log may share a stream */
+  f->in_barrier = was;
   if (r == 0 && f->nand.unsynced && f->nand.be->ops->persistent)
     {
       r = f->nand.be->ops->sync (f->nand.be);

@@ -176,7 +176,7 @@ struct oob_header
 struct oob_entry
 {
   uint64_t pid, oid;
-  uint64_t size;              /* object size after this write (SECT_DATA) */
+  uint64_t size;              /* object size after this write / at the copy */
   uint64_t batch;             /* 0 or the batch id it belongs to */
   uint32_t lpn;
   uint32_t kind;              /* enum sector_kind */
@@ -332,7 +332,8 @@ struct ftl
   /* capacity */
   uint64_t capacity_sectors;  /* user-visible */
   uint64_t used_sectors;      /* mapped host sectors */
-  uint32_t gc_low, gc_high;   /* free block thresholds */
+  uint32_t gc_reserve;        /* free blocks only GC may take */
+  uint32_t gc_low, gc_high;   /* foreground / background GC targets */
 
   /* sequence / versions */
   uint64_t seq;               /* last assigned */
@@ -379,6 +380,7 @@ struct ftl
   bool in_batch;
   uint64_t cur_batch;
   bool gc_running;
+  bool in_barrier;            /* may take the very last free block */
   uint32_t gc_victims_unmapped;  /* DFTL: victims since pending flush */
 
   /* mapping cache (DFTL modes) */

@@ -54,6 +54,16 @@ log_flush (struct ftl *f)
 {
   if (f->meta_used == 0)
     return 0;
+  /* any GC (and its erase barrier, which flushes this log) runs first so
+   * the buffer is not programmed twice */
+  if (!f->gc_running && !f->in_batch)
+    {
+      int r = gc_foreground (f);
+      if (r < 0 && r != -ENOSPC)
+        return r;
+      if (f->meta_used == 0)
+        return 0;
+    }
   uint64_t page;
   uint32_t used = f->meta_used;
   int r = stream_program_page (f, f->role_stream[ROLE_META], PAGE_META,

@@ -239,7 +239,9 @@ op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len, bool log,
                ftl_error *err)
 {
   int r;
-  if (len < o->size)
+  /* In replay the size known so far may lag the truth, so a replayed
+   * length change always drops everything past the new length. */
+  if (len < o->size || !log)
     {
       if (log && (len & (FTL_SECTOR - 1)))
         {

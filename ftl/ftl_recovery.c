@@ -287,7 +287,7 @@ recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
                     continue;
                   struct replay_item x = {
                     .seq = h.seq, .pid = ent[s].pid, .oid = ent[s].oid,
-                    .size = ent[s].kind == SECT_DATA ? ent[s].size : 0,
+                    .size = ent[s].size,
                     .batch = ent[s].batch, .lpn = ent[s].lpn,
                     .ppa = (ppa_t) (pg * g->spp + s), .slot = (uint16_t) s,
                     .kind = (uint16_t) ent[s].kind,
@@ -365,12 +365,11 @@ recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
           goto out;
         }
       map_set (f, o, x->lpn, x->ppa);
+      /* sizes only grow between length records (which reset them) */
+      if (x->size > o->size)
+        o->size = x->size;
       if (x->kind == SECT_DATA)
-        {
-          if (x->size > o->size)
-            o->size = x->size;
-          o->version = x->seq;
-        }
+        o->version = x->seq;
     }
   f->seq = max_seq + (1ull << 32);
 out:

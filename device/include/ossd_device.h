@@ -43,7 +43,7 @@ struct ossd_device_options
   int alloc_policy;            /* -1 = default */
   int gc_policy;               /* -1 = default */
   uint32_t slots;              /* at format: default 32 */
-  uint32_t window_lbas;        /* at format: default 256 (1 MiB) */
+  uint32_t window_lbas;        /* at format: default 264 (1 MiB + 32 KiB) */
   uint32_t lease_ms;           /* default 30000 */
   uint32_t poll_timeout_ms;    /* long-poll of responses and events, default 2000 */
   uint32_t scan_workers;       /* default 2 */

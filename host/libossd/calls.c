@@ -372,7 +372,11 @@ ossd_remove (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err)
 static size_t
 data_per_command (ossd_t *o)
 {
-  return o->chunk_bytes - OSSD_LBA_SIZE;
+  /* Room for the frame and message headers; whole 64 KiB units when the
+   * chunk is large, so that bulk transfers go in round pieces (the
+   * default window is 1 MiB + 32 KiB: 1 MiB of data per command). */
+  size_t room = o->chunk_bytes - OSSD_LBA_SIZE;
+  return room >= (256u << 10) ? room & ~(size_t) 0xffff : room;
 }
 
 /* Read a protobuf varint; returns bytes used or 0 if malformed. */

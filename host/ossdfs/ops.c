@@ -132,6 +132,19 @@ touch_dir (struct dinode *d)
   d->ctime = d->mtime;
 }
 
+/* Insert into a loaded directory after the drive took the slot; the
+ * object's length follows the highest slot. */
+static int
+dir_add (struct inode *dp, uint32_t slot, const char *name, uint64_t oid,
+         uint8_t type)
+{
+  int r = dir_insert (dp->dir, slot, name, oid, type);
+
+  if (r == 0 && ((uint64_t) slot + 1) * DIR_SLOT > dp->size)
+    dp->size = ((uint64_t) slot + 1) * DIR_SLOT;
+  return r;
+}
+
 /* Write slot `slot` of directory dir_oid. */
 static void
 batch_slot (struct batch *b, struct fs *fs, uint64_t dir_oid, uint32_t slot,
@@ -200,8 +213,7 @@ apply_drop (struct fs *fs, struct held *h, struct inode *ip,
     case DROP_ORPHAN:
       snprintf (name, sizeof name, "%" PRIu64, ip->oid);
       if (held_get (fs, h, OSSDFS_ORPHAN_OID, &oi) == 0 && oi->dir)
-        dir_insert (oi->dir, orphan_slot, name, ip->oid,
-                    dir_type (ip->d.mode));
+        dir_add (oi, orphan_slot, name, ip->oid, dir_type (ip->d.mode));
       ip->orphan = true;
       break;
     case DROP_REMOVE:
@@ -478,7 +490,7 @@ make_node (fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
   if ((r = batch_run (fs, &b, "create", oid)) < 0)
     goto out;
 
-  if ((r = dir_insert (pi->dir, slot, name, oid, dir_type (mode))) < 0)
+  if ((r = dir_add (pi, slot, name, oid, dir_type (mode))) < 0)
     goto out;
   pi->d = pd;
   ip = inode_new (fs, oid, &d, S_ISDIR (mode) ? DIR_SLOT : tlen);
@@ -609,8 +621,7 @@ fsop_link (fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
   batch_inode (&b, fs, ip->oid, &nd);
   if ((r = batch_run (fs, &b, "link", ip->oid)) < 0)
     goto out;
-  if ((r = dir_insert (pi->dir, slot, newname, ip->oid,
-                       dir_type (nd.mode))) < 0)
+  if ((r = dir_add (pi, slot, newname, ip->oid, dir_type (nd.mode))) < 0)
     goto out;
   pi->d = pd;
   ip->d = nd;
@@ -805,7 +816,7 @@ fsop_rename (fuse_req_t req, fuse_ino_t parent, const char *name,
   dir_erase (pa->dir, es);
   if (et)
     dir_erase (pb->dir, et);
-  dir_insert (pb->dir, tslot, newname, soid, stype);
+  dir_add (pb, tslot, newname, soid, stype);
   if (moves)
     {
       pa->d = pad;

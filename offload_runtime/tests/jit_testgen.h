@@ -59,10 +59,16 @@ static inline void
 tg_numeric (struct tg_rng *r, struct ossd_numeric *n)
 {
   memset (n, 0, sizeof *n);
-  if (tg_chance (r, 70))
-    {                                   /* plausible values: 0 .. 99.99 at small scales */
-      n->scale = (int32_t) tg_below (r, 5);
-      n->lo = tg_below (r, 10000);
+  if (tg_chance (r, 35))
+    {                                   /* discount-like: 0.00 .. 0.10 */
+      n->scale = 2 + (int32_t) tg_below (r, 2);
+      n->lo = tg_below (r, 11) * (n->scale == 3 ? 10 : 1) + (tg_chance (r, 10) ? 1 : 0);
+      return;
+    }
+  if (tg_chance (r, 60))
+    {                                   /* quantity-like: 0 .. 50 at small scales */
+      n->scale = (int32_t) tg_below (r, 3);
+      n->lo = tg_below (r, 51) * (n->scale == 0 ? 1 : n->scale == 1 ? 10 : 100);
       if (tg_chance (r, 20))
         {
           n->lo = -n->lo;
@@ -214,7 +220,7 @@ tg_alu (struct tg_rng *r, struct tg_prog *p, uint8_t dst)
     {
       static const int32_t w[] = { 16, 32, 64 };
       imm = w[tg_below (r, 3)];
-      src = 0;
+      src = 0;                          /* X selects "to big endian", src stays 0 */
       if (cls == OSSD_BPF_ALU64)
         x = false;
     }
@@ -229,8 +235,8 @@ tg_alu (struct tg_rng *r, struct tg_prog *p, uint8_t dst)
     }
   if ((op == OSSD_BPF_LSH || op == OSSD_BPF_RSH || op == OSSD_BPF_ARSH) && !x)
     imm = (int32_t) tg_below (r, cls == OSSD_BPF_ALU64 ? 64 : 32);
-  tg_emit (p, OSSD_INSN ((uint8_t) (cls | op | (x ? OSSD_BPF_X : OSSD_BPF_K)), dst,
-                         x ? src : 0, off, imm), -1);
+  tg_emit (p, (struct ossd_insn) OSSD_INSN ((uint8_t) (cls | op | (x ? OSSD_BPF_X : OSSD_BPF_K)), dst,
+                         x ? src : 0, off, x && op != OSSD_BPF_END ? 0 : imm), -1);
 }
 
 static inline void
@@ -250,17 +256,17 @@ tg_body_unit (struct tg_rng *r, struct tg_prog *p, uint32_t unit_idx, uint32_t t
       tg_alu (r, p, d);
       break;
     case 6:                             /* stack load (initialised area) */
-      tg_emit (p, OSSD_INSN ((uint8_t) (OSSD_BPF_LDX | sz | (tg_chance (r, 30) && sz != OSSD_BPF_DW
+      tg_emit (p, (struct ossd_insn) OSSD_INSN ((uint8_t) (OSSD_BPF_LDX | sz | (tg_chance (r, 30) && sz != OSSD_BPF_DW
                                                              ? OSSD_BPF_MEMSX : OSSD_BPF_MEM)),
-                             d, 10, (int16_t) (-64 + (int) tg_below (r, 65 - bytes))), 0), -1);
+                             d, 10, (int16_t) (-64 + (int) tg_below (r, 65 - bytes)), 0), -1);
       break;
     case 7:                             /* stack store */
       if (tg_chance (r, 50))
-        tg_emit (p, OSSD_INSN ((uint8_t) (OSSD_BPF_STX | sz | OSSD_BPF_MEM), 10, TG_SREG (r),
-                               (int16_t) (-64 + (int) tg_below (r, 65 - bytes))), 0), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_INSN ((uint8_t) (OSSD_BPF_STX | sz | OSSD_BPF_MEM), 10, TG_SREG (r),
+                               (int16_t) (-64 + (int) tg_below (r, 65 - bytes)), 0), -1);
       else
-        tg_emit (p, OSSD_INSN ((uint8_t) (OSSD_BPF_ST | sz | OSSD_BPF_MEM), 10, 0,
-                               (int16_t) (-64 + (int) tg_below (r, 65 - bytes))),
+        tg_emit (p, (struct ossd_insn) OSSD_INSN ((uint8_t) (OSSD_BPF_ST | sz | OSSD_BPF_MEM), 10, 0,
+                               (int16_t) (-64 + (int) tg_below (r, 65 - bytes)),
                                (int32_t) tg_edge_int (r)), -1);
       break;
     case 8:                             /* ctx field load */
@@ -270,7 +276,7 @@ tg_body_unit (struct tg_rng *r, struct tg_prog *p, uint32_t unit_idx, uint32_t t
                                      offsetof (struct ossd_col, isnull), offsetof (struct ossd_col, type) };
         static const uint8_t fs[] = { OSSD_BPF_DW, OSSD_BPF_W, OSSD_BPF_B, OSSD_BPF_B };
         unsigned k = tg_below (r, 4);
-        tg_emit (p, OSSD_LDX_MEM (fs[k], d, 6, (int16_t) (offsetof (struct ossd_kctx, col[c]) + f[k])), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (fs[k], d, 6, (int16_t) (offsetof (struct ossd_kctx, col[c]) + f[k])), -1);
         break;
       }
     case 9:                             /* ctx->out store */
@@ -278,30 +284,30 @@ tg_body_unit (struct tg_rng *r, struct tg_prog *p, uint32_t unit_idx, uint32_t t
         uint32_t k = tg_below (r, OSSD_KCTX_MAX_OUT);
         int16_t off = (int16_t) (offsetof (struct ossd_kctx, out[k]) + tg_below (r, 8) / bytes * bytes);
         if (tg_chance (r, 60))
-          tg_emit (p, OSSD_STX_MEM (sz, 6, TG_SREG (r), off), -1);
+          tg_emit (p, (struct ossd_insn) OSSD_STX_MEM (sz, 6, TG_SREG (r), off), -1);
         else
-          tg_emit (p, OSSD_ST_MEM (sz, 6, off, (int32_t) tg_edge_int (r)), -1);
+          tg_emit (p, (struct ossd_insn) OSSD_ST_MEM (sz, 6, off, (int32_t) tg_edge_int (r)), -1);
         break;
       }
     case 10:                            /* ctx->out load */
-      tg_emit (p, OSSD_LDX_MEM (OSSD_BPF_DW, d, 6, (int16_t) offsetof (struct ossd_kctx,
+      tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_DW, d, 6, (int16_t) offsetof (struct ossd_kctx,
                                                                      out[tg_below (r, 32)].value)), -1);
       break;
     case 11: case 12:                   /* checked column-data load, constant or variable offset */
       {
         uint32_t c = tg_below (r, 8);
-        tg_emit (p, OSSD_LDX_MEM (OSSD_BPF_DW, 5, 6, (int16_t) offsetof (struct ossd_kctx, col[c].data)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_DW, 5, 6, (int16_t) offsetof (struct ossd_kctx, col[c].data)), -1);
         if (tg_chance (r, 50))
           {
             uint8_t s = TG_SREG (r);
             if (s == 5)
               s = 4;
-            tg_emit (p, OSSD_ALU64_IMM (OSSD_BPF_AND, s, 63), -1);
-            tg_emit (p, OSSD_ALU64_REG (OSSD_BPF_ADD, 5, s), -1);
+            tg_emit (p, (struct ossd_insn) OSSD_ALU64_IMM (OSSD_BPF_AND, s, 63), -1);
+            tg_emit (p, (struct ossd_insn) OSSD_ALU64_REG (OSSD_BPF_ADD, 5, s), -1);
           }
-        tg_emit (p, OSSD_LDX_MEM (sz, d == 5 ? 5 : d, 5, (int16_t) tg_below (r, 40)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (sz, d == 5 ? 5 : d, 5, (int16_t) tg_below (r, 40)), -1);
         if (d != 5)
-          tg_emit (p, OSSD_MOV64_IMM (5, (int32_t) tg_below (r, 9)), -1);
+          tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (5, (int32_t) tg_below (r, 9)), -1);
         break;
       }
     case 13: case 14: case 15: case 16: /* conditional forward jump */
@@ -313,9 +319,9 @@ tg_body_unit (struct tg_rng *r, struct tg_prog *p, uint32_t unit_idx, uint32_t t
         uint8_t op = jops[tg_below (r, sizeof jops)];
         if (tg_chance (r, 5))
           cls = OSSD_BPF_JMP, op = OSSD_BPF_JA, x = false;
-        tg_emit (p, OSSD_INSN ((uint8_t) (cls | op | (x ? OSSD_BPF_X : OSSD_BPF_K)),
+        tg_emit (p, (struct ossd_insn) OSSD_INSN ((uint8_t) (cls | op | (x ? OSSD_BPF_X : OSSD_BPF_K)),
                                op == OSSD_BPF_JA ? 0 : d, x ? TG_SREG (r) : 0, 0,
-                               op == OSSD_BPF_JA ? 0 : (int32_t) tg_edge_int (r)), (int32_t) t);
+                               op == OSSD_BPF_JA || x ? 0 : (int32_t) tg_edge_int (r)), (int32_t) t);
         break;
       }
     case 17:                            /* scalar helper call; r1 = ctx again afterwards */
@@ -323,25 +329,25 @@ tg_body_unit (struct tg_rng *r, struct tg_prog *p, uint32_t unit_idx, uint32_t t
         static const int32_t h[] = { OSSD_H_DATE_CMP, OSSD_H_TIMESTAMP_CMP, OSSD_H_FLOAT8_CMP,
                                      OSSD_H_FLOAT8_ADD, OSSD_H_FLOAT8_MUL, OSSD_H_FLOAT8_DIV,
                                      OSSD_H_FLOAT8_FROM_INT };
-        tg_emit (p, OSSD_MOV64_REG (1, TG_SREG (r)), -1);
-        tg_emit (p, OSSD_MOV64_REG (2, TG_SREG (r)), -1);
-        tg_emit (p, OSSD_CALL (h[tg_below (r, sizeof h / sizeof h[0])]), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_REG (1, TG_SREG (r)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_REG (2, TG_SREG (r)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_CALL (h[tg_below (r, sizeof h / sizeof h[0])]), -1);
         for (uint8_t k = 2; k <= 5; k++)
-          tg_emit (p, OSSD_MOV64_IMM (k, (int32_t) tg_below (r, 100)), -1);
-        tg_emit (p, OSSD_MOV64_REG (1, 6), -1);
+          tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (k, (int32_t) tg_below (r, 100)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_REG (1, 6), -1);
         break;
       }
     case 18:                            /* small bounded loop on r9 */
       {
         uint32_t iters = 1 + tg_below (r, 20), body = 1 + tg_below (r, 4);
-        tg_emit (p, OSSD_MOV64_IMM (9, 0), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (9, 0), -1);
         for (uint32_t i = 0; i < body; i++)
           {
             uint8_t dd = TG_SREG (r);
             tg_alu (r, p, dd == 9 ? 0 : dd);
           }
-        tg_emit (p, OSSD_ALU64_IMM (OSSD_BPF_ADD, 9, 1), -1);
-        tg_emit (p, OSSD_JMP_IMM (OSSD_BPF_JLT, 9, (int32_t) iters, (int16_t) -(int) (body + 2)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_ALU64_IMM (OSSD_BPF_ADD, 9, 1), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_JMP_IMM (OSSD_BPF_JLT, 9, (int32_t) iters, (int16_t) -(int) (body + 2)), -1);
         break;
       }
     default:                            /* 64-bit immediate (two slots) */
@@ -360,17 +366,17 @@ tg_prog_gen (struct tg_rng *r, struct tg_prog *p, uint32_t units)
 {
   memset (p, 0, sizeof *p);
   tg_unit (p);
-  tg_emit (p, OSSD_MOV64_REG (6, 1), -1);
+  tg_emit (p, (struct ossd_insn) OSSD_MOV64_REG (6, 1), -1);
   for (int k = 0; k < 8; k++)
-    tg_emit (p, OSSD_ST_MEM (OSSD_BPF_DW, 10, (int16_t) (-8 * (k + 1)), (int32_t) tg_edge_int (r)), -1);
+    tg_emit (p, (struct ossd_insn) OSSD_ST_MEM (OSSD_BPF_DW, 10, (int16_t) (-8 * (k + 1)), (int32_t) tg_edge_int (r)), -1);
   for (unsigned i = 0; i < sizeof tg_scalar_regs; i++)
     {
       uint8_t reg = tg_scalar_regs[i];
       if (tg_chance (r, 50))
-        tg_emit (p, OSSD_LDX_MEM (OSSD_BPF_DW, reg, 6,
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_DW, reg, 6,
                                   (int16_t) offsetof (struct ossd_kctx, col[tg_below (r, 8)].value)), -1);
       else
-        tg_emit (p, OSSD_MOV64_IMM (reg, (int32_t) tg_edge_int (r)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (reg, (int32_t) tg_edge_int (r)), -1);
     }
   uint32_t first = p->nunits;
   for (uint32_t u = 0; u < units && p->n < TG_MAX_INSNS - 40; u++)
@@ -378,7 +384,7 @@ tg_prog_gen (struct tg_rng *r, struct tg_prog *p, uint32_t units)
   /* the final unit: exit with r0 (jumps beyond the last unit land here) */
   tg_unit (p);
   uint32_t last = p->nunits - 1;
-  tg_emit (p, OSSD_EXIT (), -1);
+  tg_emit (p, (struct ossd_insn) OSSD_EXIT (), -1);
   for (uint32_t i = 0; i < p->n; i++)
     {
       if (p->unit_of_jump[i] < 0)

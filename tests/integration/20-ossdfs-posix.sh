@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# 20-ossdfs-posix.sh - ossdfs as a POSIX filesystem over an emulated drive:
+# files, directories, renames, links, xattrs (incl. user.ossd.*), statfs,
+# errno mapping (ENOENT, EEXIST, ENOTEMPTY), a directory of 3000 entries,
+# persistence across a remount, ENOSPC on a small drive, and EIO (not a
+# hang) after kill -9 of the drive.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/harness/tap.sh"
+. "$top/tests/integration/ossdfs-lib.bash"
+ofs_init posix
+
+ok_if "drive starts (4 GiB)" drive_start 4G
+ok_if "ossdfs mounts (first mount creates the filesystem)" fs_mount
+grep -q "creating one" "$work/ossdfs.log" && tap_ok "first mount said it created the filesystem" \
+  || tap_not_ok "first mount said it created the filesystem" "$(cat "$work/ossdfs.log")"
+
+# ---- files -------------------------------------------------------------
+head -c $((3 << 20)) /dev/urandom >"$work/r3m"
+ok_if "write a 3 MiB file" cp "$work/r3m" "$mnt/big"
+ok_if "read it back identical" cmp "$work/r3m" "$mnt/big"
+[ "$(stat -c %s "$mnt/big")" = $((3 << 20)) ] && tap_ok "size is 3 MiB" || tap_not_ok "size is 3 MiB" "$(stat -c %s "$mnt/big")"
+echo -n "hello" >"$mnt/small" && echo -n " world" >>"$mnt/small"
+[ "$(cat "$mnt/small")" = "hello world" ] && tap_ok "create + append" || tap_not_ok "create + append" "$(cat "$mnt/small")"
+dd if=/dev/zero of="$mnt/big" bs=1 count=5 seek=100 conv=notrunc status=none
+cp "$work/r3m" "$work/r3m.exp"; dd if=/dev/zero of="$work/r3m.exp" bs=1 count=5 seek=100 conv=notrunc status=none
+ok_if "overwrite in the middle" cmp "$work/r3m.exp" "$mnt/big"
+truncate -s 1000 "$mnt/big"
+ok_if "truncate down" cmp <(head -c 1000 "$work/r3m.exp") "$mnt/big"
+truncate -s 5000 "$mnt/big"
+ok_if "truncate up reads zeros" cmp <(head -c 1000 "$work/r3m.exp"; head -c 4000 /dev/zero) "$mnt/big"
+ok_if "fsync through dd conv=fsync" dd if="$work/r3m" of="$mnt/synced" bs=64k conv=fsync status=none
+ok_if "sparse write far out" dd if="$work/r3m" of="$mnt/sparse" bs=4k count=1 seek=10000 status=none
+[ "$(stat -c %s "$mnt/sparse")" = $((10001 * 4096)) ] && tap_ok "sparse size" || tap_not_ok "sparse size"
+[ "$(head -c 4096 "$mnt/sparse" | tr -d '\0' | wc -c)" = 0 ] && tap_ok "hole reads as zeros" || tap_not_ok "hole reads as zeros"
+
+# ---- directories, rename, links --------------------------------------------
+ok_if "mkdir -p a/b/c" mkdir -p "$mnt/a/b/c"
+out=$(mkdir "$mnt/a" 2>&1); case $out in *"File exists"*) tap_ok "mkdir existing: EEXIST" ;; *) tap_not_ok "mkdir existing: EEXIST" "$out" ;; esac
+out=$(rmdir "$mnt/a" 2>&1); case $out in *"not empty"*) tap_ok "rmdir non-empty: ENOTEMPTY" ;; *) tap_not_ok "rmdir non-empty: ENOTEMPTY" "$out" ;; esac
+out=$(cat "$mnt/nope" 2>&1); case $out in *"No such file"*) tap_ok "missing file: ENOENT" ;; *) tap_not_ok "missing file: ENOENT" "$out" ;; esac
+out=$(rm "$mnt/a" 2>&1); case $out in *"Is a directory"*) tap_ok "unlink of a directory: EISDIR" ;; *) tap_not_ok "unlink of a directory: EISDIR" "$out" ;; esac
+[ "$(stat -c %h "$mnt/a")" = 3 ] && tap_ok "directory nlink counts subdirectories" || tap_not_ok "directory nlink" "$(stat -c %h "$mnt/a")"
+echo one >"$mnt/a/b/f1"; echo two >"$mnt/a/f2"
+ok_if "rename within a directory" mv "$mnt/a/b/f1" "$mnt/a/b/g1"
+ok_if "rename across directories" mv "$mnt/a/b/g1" "$mnt/a/h1"
+ok_if "rename over an existing file" mv "$mnt/a/h1" "$mnt/a/f2"
+[ "$(cat "$mnt/a/f2")" = one ] && [ ! -e "$mnt/a/h1" ] && tap_ok "rename replaced the target" || tap_not_ok "rename replaced the target"
+ok_if "rename a directory to another parent" mv "$mnt/a/b" "$mnt/b2"
+[ -d "$mnt/b2/c" ] && [ "$(stat -c %h "$mnt/a")" = 2 ] && [ "$(stat -c %h "$mnt/b2")" = 3 ] \
+  && tap_ok "moved directory keeps children; parents' nlink updated" || tap_not_ok "moved directory"
+mkdir "$mnt/full"; touch "$mnt/full/x"
+out=$(mv -T "$mnt/b2" "$mnt/full" 2>&1); case $out in *"not empty"*|*"exists"*) tap_ok "rename over a non-empty directory fails" ;; *) tap_not_ok "rename over a non-empty directory fails" "$out" ;; esac
+ok_if "hard link" ln "$mnt/a/f2" "$mnt/link2"
+[ "$(stat -c %h "$mnt/a/f2")" = 2 ] && tap_ok "nlink 2 after link" || tap_not_ok "nlink 2 after link"
+ok_if "symlink" ln -s a/f2 "$mnt/sym"
+[ "$(readlink "$mnt/sym")" = a/f2 ] && [ "$(cat "$mnt/sym")" = one ] && tap_ok "readlink and follow" || tap_not_ok "readlink and follow"
+exec 7<"$mnt/small"
+rm "$mnt/small"
+[ "$(cat <&7)" = "hello world" ] && tap_ok "unlinked open file stays readable" || tap_not_ok "unlinked open file stays readable"
+exec 7<&-
+ok_if "chmod" chmod 640 "$mnt/a/f2"
+ok_if "chown postgres" chown postgres:postgres "$mnt/a/f2"
+ok_if "touch -d (utimens)" touch -d "2001-02-03 04:05:06" "$mnt/a/f2"
+[ "$(stat -c '%a %U %Y' "$mnt/a/f2")" = "640 postgres $(date -d '2001-02-03 04:05:06' +%s)" ] \
+  && tap_ok "mode, owner, mtime as set" || tap_not_ok "mode, owner, mtime as set" "$(stat -c '%a %U %Y' "$mnt/a/f2")"
+out=$(runuser -u postgres -- cat "$mnt/a/f2" 2>&1)
+[ "$out" = one ] && tap_ok "allow_other: postgres reads its file" || tap_not_ok "allow_other: postgres reads its file" "$out"
+out=$(runuser -u postgres -- sh -c "echo x > '$mnt/a/nope'" 2>&1)
+case $out in *"Permission denied"*) tap_ok "default_permissions: postgres cannot write root's directory" ;; *) tap_not_ok "default_permissions" "$out" ;; esac
+
+# ---- a large directory ------------------------------------------------------
+mkdir "$mnt/many"
+for i in $(seq 1 3000); do : >"$mnt/many/f$i"; done
+[ "$(ls "$mnt/many" | wc -l)" = 3000 ] && tap_ok "3000 files listed" || tap_not_ok "3000 files listed" "$(ls "$mnt/many" | wc -l)"
+for i in $(seq 1 2 3000); do rm "$mnt/many/f$i"; done
+[ "$(ls "$mnt/many" | wc -l)" = 1500 ] && tap_ok "1500 left after removing half" || tap_not_ok "1500 left"
+# removing while reading the directory (as PostgreSQL's rmtree does)
+mkdir "$mnt/rmtree"; for i in $(seq 1 500); do : >"$mnt/rmtree/r$i"; done
+ok_if "rm -r of a 500-entry directory" rm -r "$mnt/rmtree"
+
+# ---- xattrs -----------------------------------------------------------------
+ok_if "setfattr" setfattr -n user.color -v blue "$mnt/a/f2"
+ok_if "setfattr (second)" setfattr -n user.size -v large "$mnt/a/f2"
+[ "$(getfattr --absolute-names --only-values -n user.color "$mnt/a/f2")" = blue ] && tap_ok "getfattr" || tap_not_ok "getfattr"
+lst=$(getfattr --absolute-names -d "$mnt/a/f2" 2>/dev/null | grep -c '^user\.')
+[ "$lst" = 2 ] && tap_ok "listxattr shows the two" || tap_not_ok "listxattr shows the two" "$lst"
+ok_if "setfattr -x" setfattr -x user.color "$mnt/a/f2"
+out=$(getfattr --absolute-names -n user.color "$mnt/a/f2" 2>&1); case $out in *"No such attribute"*) tap_ok "removed xattr: ENODATA" ;; *) tap_not_ok "removed xattr: ENODATA" "$out" ;; esac
+oid=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/a/f2")
+[ "$oid" = "$(stat -c %i "$mnt/a/f2")" ] && tap_ok "user.ossd.oid = inode number ($oid)" || tap_not_ok "user.ossd.oid" "$oid"
+[ "$(getfattr --absolute-names --only-values -n user.ossd.device "$mnt/a/f2")" = "$dev" ] && tap_ok "user.ossd.device = device URI" || tap_not_ok "user.ossd.device"
+[ "$(getfattr --absolute-names --only-values -n user.ossd.pid "$mnt/a/f2")" = 1 ] && tap_ok "user.ossd.pid = 1" || tap_not_ok "user.ossd.pid"
+out=$(setfattr -n user.ossd.oid -v 5 "$mnt/a/f2" 2>&1); [ -n "$out" ] && tap_ok "user.ossd.oid is read-only" || tap_not_ok "user.ossd.oid is read-only"
+"$ctl" get "1:$oid" "$work/obj" && [ "$(cat "$work/obj")" = one ] && tap_ok "the object of user.ossd.oid holds the file's bytes" \
+  || tap_not_ok "the object of user.ossd.oid holds the file's bytes"
+
+# ---- statfs -----------------------------------------------------------------
+blocks=$(stat -f -c '%b %S' "$mnt")
+set -- $blocks
+[ $(($1 * $2)) -ge $((3 << 30)) ] && tap_ok "statfs reports the drive's capacity ($(($1 * $2 >> 20)) MiB)" || tap_not_ok "statfs capacity" "$blocks"
+[ "$(stat -f -c %l "$mnt")" = 240 ] && tap_ok "statfs name max 240" || tap_not_ok "statfs name max"
+
+# ---- remount ----------------------------------------------------------------
+snap () { (cd "$mnt" && find . -path ./many -prune -o -print0 | sort -z | xargs -0 stat -c '%n %f %h %u %g %s %Y' ; \
+           find . -type f ! -path './many/*' -print0 | sort -z | xargs -0 md5sum; ls many | sort | md5sum; \
+           getfattr --absolute-names -d a/f2) 2>&1; }
+before=$(snap)
+ok_if "clean unmount" fs_umount
+ok_if "remount" fs_mount
+after=$(snap)
+[ "$before" = "$after" ] && tap_ok "remount sees every file, attribute and byte" \
+  || tap_not_ok "remount sees every file, attribute and byte" "$(diff <(echo "$before") <(echo "$after") | head -5 | tr '\n' ' ')"
+ok_if "fsck of the drive after use" "$ctl" fsck
+
+# ---- EIO after kill -9 of the drive -----------------------------------------
+drive_kill
+start=$(date +%s)
+# O_DIRECT: bypass the page cache, which may still hold the bytes
+out=$(timeout 60 dd if="$mnt/synced" of=/dev/null bs=64k iflag=direct 2>&1); rc=$?
+[ $rc != 124 ] && case $out in *"Input/output error"*) true ;; *) false ;; esac \
+  && tap_ok "read after the drive died: EIO" || tap_not_ok "read after the drive died: EIO" "rc=$rc $out"
+out=$(timeout 60 sh -c "echo x > '$mnt/newfile'" 2>&1); rc=$?
+[ $rc != 124 ] && case $out in *"Input/output error"*) true ;; *) false ;; esac \
+  && tap_ok "create after the drive died: EIO" || tap_not_ok "create after the drive died: EIO" "rc=$rc $out"
+[ $(( $(date +%s) - start )) -lt 30 ] && tap_ok "no hang (answers within seconds)" || tap_not_ok "no hang"
+grep -q "failed: TRANSPORT" "$work/ossdfs.log" && tap_ok "log names the failed command and object" \
+  || tap_not_ok "log names the failed command and object" "$(tail -3 "$work/ossdfs.log")"
+ok_if "unmount with a dead drive" fs_umount
+ok_if "drive restarts after kill -9" drive_restart
+ok_if "remount after the drive's crash" fs_mount
+[ "$(cat "$mnt/a/f2")" = one ] && tap_ok "data intact after the drive's crash" || tap_not_ok "data intact after the drive's crash"
+ok_if "unmount" fs_umount
+"$ctl" device stop >/dev/null 2>&1
+
+# ---- ENOSPC on a small drive --------------------------------------------------
+rm -f "$work/drive.img"
+ok_if "small drive starts (256 MiB)" drive_start 256M
+ok_if "mount the small drive" fs_mount
+out=$(dd if=/dev/urandom of="$mnt/fill" bs=1M count=1024 2>&1); rc=$?
+[ $rc != 0 ] && case $out in *"No space left"*) true ;; *) false ;; esac \
+  && tap_ok "filling the drive: ENOSPC" || tap_not_ok "filling the drive: ENOSPC" "rc=$rc $(echo "$out" | head -2)"
+out=$(mkdir "$mnt/afterfull" 2>&1 && echo made)
+ok_if "rm of the big file after ENOSPC" rm -f "$mnt/fill"
+ok_if "writing works again after freeing space" dd if=/dev/urandom of="$mnt/again" bs=1M count=16 conv=fsync status=none
+ok_if "final unmount" fs_umount
+tap_done

@@ -1,0 +1,114 @@
+# ossdfs-lib.bash - helpers for the 20-ossdfs-*.sh tests (source it after
+# tests/harness/tap.sh).  Not a test itself (it does not end in .sh).
+#
+#   ofs_init NAME            temp dir $work (readable by postgres), $mnt,
+#                            $dev; installs the cleanup trap
+#   drive_start [SIZE]       format and start a drive ($work/drive.img)
+#   drive_restart            start the drive again on the same image
+#   drive_kill               kill -9 the drive (nbdkit)
+#   fs_mount [ARGS]          start ossdfs in the foreground (pid $fs_pid,
+#                            log $work/ossdfs.log) and wait for the mount
+#   fs_umount                clean unmount (fusermount3 -u), wait for exit
+#   fs_kill                  kill -9 ossdfs and detach the dead mount
+#   pg_* helpers             a private PostgreSQL 15 cluster (postgres user)
+#   ofs_cleanup              everything above, stopped (the EXIT trap)
+B=$top/build
+ctl=$B/ossdctl
+ossdfs=$B/ossdfs
+pgbin=/usr/lib/postgresql/15/bin
+fs_pid=
+pg_started=
+
+ofs_init () {
+  work=$(mktemp -d "/tmp/ossd-it-$1.XXXXXX")
+  chmod 755 "$work"
+  export OSSD_RUNDIR=$work/run
+  sock=$OSSD_RUNDIR/ossd.sock
+  dev="nbd+unix:///?socket=$sock"
+  export OSSD_DEVICE=$dev
+  mnt=$work/mnt
+  mkdir -p "$mnt"
+  trap ofs_cleanup EXIT
+}
+
+drive_start () {
+  "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M
+}
+drive_restart () { "$ctl" device start --image "$work/drive.img"; }
+drive_kill () {
+  [ -f "$OSSD_RUNDIR/ossd.pid" ] || return 0
+  kill -9 "$(cat "$OSSD_RUNDIR/ossd.pid")" 2>/dev/null
+  sleep 0.3
+  rm -f "$OSSD_RUNDIR/ossd.pid"
+}
+
+fs_mount () {
+  "$ossdfs" "$mnt" --device "$dev" --foreground "$@" >>"$work/ossdfs.log" 2>&1 &
+  fs_pid=$!
+  for _ in $(seq 100); do
+    mountpoint -q "$mnt" && return 0
+    kill -0 "$fs_pid" 2>/dev/null || { fs_pid=; tail -5 "$work/ossdfs.log" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "ossdfs did not mount in 10 s" >&2
+  return 1
+}
+
+fs_umount () {
+  local i
+  fusermount3 -u "$mnt" || return 1
+  for i in $(seq 300); do
+    [ -z "$fs_pid" ] && return 0
+    kill -0 "$fs_pid" 2>/dev/null || { wait "$fs_pid" 2>/dev/null; fs_pid=; return 0; }
+    sleep 0.1
+  done
+  echo "ossdfs still running 30 s after unmount" >&2
+  return 1
+}
+
+fs_kill () {
+  [ -n "$fs_pid" ] && kill -9 "$fs_pid" 2>/dev/null
+  wait "$fs_pid" 2>/dev/null
+  fs_pid=
+  fusermount3 -u -z "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+  return 0
+}
+
+# ---- PostgreSQL (as the postgres user, never root) -------------------------
+pg_port=5439
+pgdata=
+pg_as () { runuser -u postgres -- "$@"; }
+pg_init () {
+  pgdata=$work/pgdata
+  mkdir -p "$work/pgsock"
+  chown postgres: "$work/pgsock"
+  pg_as "$pgbin/initdb" -D "$pgdata" -A trust -U postgres --no-sync >"$work/initdb.log" 2>&1
+}
+pg_start () {
+  pg_as "$pgbin/pg_ctl" -D "$pgdata" -l "$work/pg.log" -w -t 120 \
+    -o "-c listen_addresses='' -c unix_socket_directories=$work/pgsock -p $pg_port -c fsync=on -c shared_buffers=128MB -c max_wal_size=1GB -c checkpoint_timeout=30min" \
+    start >/dev/null && pg_started=1
+}
+pg_stop () {
+  pg_as "$pgbin/pg_ctl" -D "$pgdata" -w -t 120 -m "${1:-fast}" stop >/dev/null && pg_started=
+}
+psql_q () {
+  pg_as "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"
+}
+
+ofs_cleanup () {
+  if [ -n "$pg_started" ]; then
+    pg_as "$pgbin/pg_ctl" -D "$pgdata" -w -t 60 -m immediate stop >/dev/null 2>&1
+  fi
+  if mountpoint -q "$mnt" 2>/dev/null; then
+    fusermount3 -u "$mnt" 2>/dev/null || fusermount3 -u -z "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+  fi
+  if [ -n "$fs_pid" ]; then
+    for _ in $(seq 50); do kill -0 "$fs_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$fs_pid" 2>/dev/null
+  fi
+  "$ctl" device stop >/dev/null 2>&1
+  drive_kill
+  [ -n "${KEEP_WORK:-}" ] && { echo "# kept $work"; return; }
+  rm -rf "$work"
+}
