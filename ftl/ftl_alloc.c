@@ -90,6 +90,59 @@ free_heap_pop (struct ftl *f, uint32_t die)
   return top;
 }
 
+/* Remove and return the most worn free block of any die (static wear
+ * levelling puts cold data there).  O(free blocks); cold allocations are
+ * rare. */
+static uint32_t
+free_heap_take_most_worn (struct ftl *f)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  uint32_t best_d = 0, best_i = UINT32_MAX;
+  for (uint32_t d = 0; d < g->dies; d++)
+    for (uint32_t i = 0; i < f->free_heap[d].n; i++)
+      if (best_i == UINT32_MAX
+          || f->blk[f->free_heap[d].b[i]].erase_count
+          > f->blk[f->free_heap[best_d].b[best_i]].erase_count)
+        {
+          best_d = d;
+          best_i = i;
+        }
+  if (best_i == UINT32_MAX)
+    return BLOCK_NONE;
+  struct free_heap *h = &f->free_heap[best_d];
+  uint32_t b = h->b[best_i];
+  /* delete position best_i: move the last element there and re-heapify
+   * (a max leaf moved down can only need to sift up or stay) */
+  h->b[best_i] = h->b[--h->n];
+  uint32_t i = best_i;
+  while (i > 0 && i < h->n)
+    {
+      uint32_t p = (i - 1) / 2;
+      if (!heap_less (f, h->b[i], h->b[p]))
+        break;
+      uint32_t t = h->b[i];
+      h->b[i] = h->b[p];
+      h->b[p] = t;
+      i = p;
+    }
+  for (;;)
+    {
+      uint32_t l = 2 * i + 1, r = l + 1, m = i;
+      if (l < h->n && heap_less (f, h->b[l], h->b[m]))
+        m = l;
+      if (r < h->n && heap_less (f, h->b[r], h->b[m]))
+        m = r;
+      if (m == i)
+        break;
+      uint32_t t = h->b[i];
+      h->b[i] = h->b[m];
+      h->b[m] = t;
+      i = m;
+    }
+  f->free_blocks--;
+  return b;
+}
+
 void
 block_make_free (struct ftl *f, uint32_t b)
 {
@@ -382,6 +435,9 @@ stream_start_page (struct ftl *f, int s)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct ftl_stream *st = &f->streams[s];
+  bool gc_ctx = st->role == ROLE_GC || f->gc_running;
+  bool gc_tried = false;
+retry:
   if (st->active)
     return 0;
   uint32_t lane = st->cursor;
@@ -393,21 +449,34 @@ stream_start_page (struct ftl *f, int s)
     }
   if (b == BLOCK_NONE)
     {
-      bool gc_ctx = st->role == ROLE_GC || f->gc_running;
-      if (!gc_ctx && !f->in_batch)
+      if (!gc_ctx && !f->in_batch && !gc_tried)
         {
+          /* GC may itself program through this stream (the meta log in
+           * the unified policy): look at the stream again afterwards */
+          gc_tried = true;
           int r = gc_foreground (f);
           if (r < 0 && r != -ENOSPC)
             return r;
-          if (st->active)  /* GC never fills host streams; be safe */
-            return 0;
+          goto retry;
         }
       uint32_t die;
       if (st->width == g->dies)
         die = lane;
       else
         die = (st->die_base + f->die_rr++) % g->dies;
-      int r = block_alloc (f, die, gc_ctx || f->in_batch, &b);
+      int r;
+      if (st->role == ROLE_COLD && f->wl_threshold
+          && f->free_blocks > (gc_ctx ? 1 : f->gc_reserve))
+        {
+          /* cold data goes to the most worn free block */
+          b = free_heap_take_most_worn (f);
+          f->blk[b].state = BLK_OPEN;
+          f->blk[b].write_ptr = 0;
+          f->blk[b].valid = 0;
+          r = 0;
+        }
+      else
+        r = block_alloc (f, die, gc_ctx || f->in_batch, &b);
       if (r < 0)
         return r;
       f->blk[b].stream = (int16_t) s;

@@ -285,5 +285,8 @@ gc_foreground (struct ftl *f)
 {
   if (f->free_blocks >= f->gc_low || f->gc_running || f->in_batch)
     return 0;
-  return gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
+  int r = gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
+  if (r == 0)
+    r = wear_static_check (f, 0);   /* rate-limited inside */
+  return r;
 }

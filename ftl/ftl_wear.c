@@ -34,15 +34,28 @@ wear_after_erase (struct ftl *f, uint32_t b)
   f->erases_since_wl_check++;
 }
 
+int wear_migrate_one (struct ftl *f);
+
 int
 wear_static_check (struct ftl *f, uint64_t budget_ns)
 {
-  const struct nand_geometry *g = &f->nand.geo;
   if (!f->wl_threshold || f->in_batch || f->gc_running)
     return 0;
-  if (f->erases_since_wl_check < 32)
+  if (f->erases_since_wl_check < 8)
     return 0;
   f->erases_since_wl_check = 0;
+  int r = 0;
+  for (int round = 0; round < 2 && r == 0; round++)
+    r = wear_migrate_one (f);
+  return r;
+}
+
+/* Move the least worn closed block's data to the cold stream if the
+ * erase-count gap is at least wl_threshold.  1 if moved, 0 if not. */
+int
+wear_migrate_one (struct ftl *f)
+{
+  const struct nand_geometry *g = &f->nand.geo;
   uint32_t maxec = 0, coldest = BLOCK_NONE;
   for (uint32_t b = 0; b < g->total_blocks; b++)
     {
@@ -76,5 +89,5 @@ wear_static_check (struct ftl *f, uint64_t budget_ns)
   if (r == 0)
     f->st.wl_migrations++;
   f->gc_running = false;
-  return r;
+  return r < 0 ? r : 0;
 }

@@ -103,6 +103,20 @@ struct ossd_jit_kernel
   struct ossd_jit_stats stats;
 };
 uint64_t ossd_jit_now_ns (void);
+uint64_t ossd_jit_cpu_ns (void);
+
+/* ossd_jit_run's body, for the scan adapter's fast path. */
+static inline int64_t
+ossd_jit_run_inline (const struct ossd_jit_kernel *k, struct ossd_kctx *ctx,
+                     struct ossd_exec_state *st)
+{
+  if (!k->cyclic && st->insn_budget < k->max_path)
+    return ossd_interp_run (k->prog, ctx, st);  /* budget may run out: exact reference */
+  st->row_to_host = 0;
+  st->fault = 0;
+  st->fault_reason = NULL;
+  return k->code.fn (ctx, st);
+}
 
 /* ---- run-time support called by generated code (jit_kernel.c) ---- */
 /* Budget exhausted inside the counting block starting at `start`, entered

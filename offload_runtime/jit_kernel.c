@@ -24,6 +24,14 @@ ossd_jit_now_ns (void)
   return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
+uint64_t
+ossd_jit_cpu_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
 int64_t
 ossd_jit_rt_budget_fault (struct ossd_exec_state *st, const struct ossd_insn *insns,
                           uint64_t start, uint64_t before, uint64_t budget)
@@ -76,7 +84,7 @@ ossd_jit_compile_opts (const struct ossd_prog *prog, const struct ossd_jit_optio
                        struct ossd_jit_kernel **out, char *err, size_t errlen)
 {
   static const struct ossd_jit_options defaults = { .opt_level = 2 };
-  uint64_t t0 = ossd_jit_now_ns ();
+  uint64_t t0 = ossd_jit_now_ns (), c0 = ossd_jit_cpu_ns ();
   struct ossd_jit_cfg cfg;
   int rc;
 
@@ -113,6 +121,7 @@ ossd_jit_compile_opts (const struct ossd_prog *prog, const struct ossd_jit_optio
       return rc;
     }
   k->stats.total_ns = ossd_jit_now_ns () - t0;
+  k->stats.cpu_ns = ossd_jit_cpu_ns () - c0;
   *out = k;
   return 0;
 }
@@ -128,12 +137,7 @@ int64_t
 ossd_jit_run (const struct ossd_jit_kernel *k, struct ossd_kctx *ctx,
               struct ossd_exec_state *st)
 {
-  if (!k->cyclic && st->insn_budget < k->max_path)
-    return ossd_interp_run (k->prog, ctx, st);   /* budget may run out: exact reference */
-  st->row_to_host = 0;
-  st->fault = 0;
-  st->fault_reason = NULL;
-  return k->code.fn (ctx, st);
+  return ossd_jit_run_inline (k, ctx, st);
 }
 
 struct ossd_jit_kernel *

@@ -58,6 +58,12 @@ create_lljit (LLVMOrcLLJITRef *jit, char *err, size_t errlen)
   return 0;
 }
 
+/* opt_level 1: the passes that matter for lifted eBPF (registers and
+ * stack slots to SSA, redundant loads, folding, CFG clean-up) at a
+ * fraction of default<O2>'s compile time. */
+#define OSSD_JIT_LIGHT_PIPELINE \
+  "function(sroa,early-cse<memssa>,simplifycfg,instcombine,gvn,simplifycfg,instcombine)"
+
 static int
 run_passes (LLVMModuleRef mod, const char *triple, int level, char *err, size_t errlen)
 {
@@ -76,7 +82,7 @@ run_passes (LLVMModuleRef mod, const char *triple, int level, char *err, size_t 
   LLVMDisposeMessage (cpu);
   LLVMDisposeMessage (features);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions ();
-  LLVMErrorRef e = LLVMRunPasses (mod, level >= 2 ? "default<O2>" : "default<O1>", tm, po);
+  LLVMErrorRef e = LLVMRunPasses (mod, level >= 2 ? "default<O2>" : OSSD_JIT_LIGHT_PIPELINE, tm, po);
   LLVMDisposePassBuilderOptions (po);
   LLVMDisposeTargetMachine (tm);
   if (e)

@@ -31,7 +31,7 @@ jit_exec (void *kernel, struct ossd_kctx *ctx, void *state)
       ossd_exec_state_init (&local);
       st = &local;
     }
-  return (int) ossd_jit_run (kernel, ctx, st);
+  return (int) ossd_jit_run_inline (kernel, ctx, st);
 }
 
 static int

@@ -72,11 +72,27 @@ parse_sector (const uint8_t *b, uint64_t oid, uint64_t lpn)
   return (int64_t) gen;
 }
 
+/* three rounds of KILLS/3 kills, each on a fresh drive with other
+ * mapping / allocation / GC policies */
 static void
-config (struct ftl_config *c)
+config (struct ftl_config *c, int round)
 {
   small_config (c);
   c->blocks_per_plane = 12;
+  if (round == 1)
+    {
+      c->mapping_mode = FTL_MAP_DFTL_SPLIT;
+      c->alloc_policy = FTL_ALLOC_INDEX_DATA;
+      c->mapping_cache_fraction = 0.1;
+    }
+  else if (round == 2)
+    {
+      c->mapping_mode = FTL_MAP_DFTL;
+      c->alloc_policy = FTL_ALLOC_PER_OBJECT;
+      c->max_open_blocks = 3;
+      c->gc_policy = FTL_GC_COST_BENEFIT;
+      c->mapping_cache_fraction = 0.1;
+    }
 }
 
 /* ---------------- child ---------------- */
@@ -335,26 +351,38 @@ test_random_kills (void **state)
   assert_true (sh != MAP_FAILED);
   memset (sh, 0, sizeof *sh);
   struct ftl_config c;
-  config (&c);
   ftl_t *f;
   ftl_error e = { "" };
-  assert_int_equal (ftl_format (path, &c, &f, &e), 0);
-  assert_int_equal (ftl_create_partition (f, PID, &e), 0);
-  ftl_close (f);
   uint64_t seed = 12345;
   uint64_t total_ops = 0;
   for (int iter = 0; iter < KILLS; iter++)
     {
+      if (iter % (KILLS / 3) == 0)
+        {
+          config (&c, iter / (KILLS / 3));
+          assert_int_equal (ftl_format (path, &c, &f, &e), 0);
+          assert_int_equal (ftl_create_partition (f, PID, &e), 0);
+          ftl_close (f);
+          memset (sh->snap, 0, sizeof sh->snap);
+          sh->touched[0] = sh->touched[1] = 0;
+        }
       pid_t pid = fork ();
       if (pid == 0)
         {
           child_run (path, seed + (uint64_t) iter * 7919);
           _exit (0);
         }
+      /* kill after a random amount of work (and a random extra delay) */
       uint64_t ops0 = sh->ops;
-      useconds_t us = 10000 + (useconds_t) ((seed * (iter + 3) * 2654435761u)
-                                            % 90000);
-      usleep (us);
+      uint64_t h = (seed + (uint64_t) iter) * 0x9e3779b97f4a7c15ull;
+      uint64_t want = 200 + (h >> 40) % 2500;
+      for (int waited = 0; sh->ops - ops0 < want && waited < 20000; waited++)
+        {
+          if (waitpid (pid, NULL, WNOHANG) == pid)
+            fail_msg ("kill %d: child exited on its own: %s", iter, sh->err);
+          usleep (200);
+        }
+      usleep ((useconds_t) ((h >> 20) % 3000));
       kill (pid, SIGKILL);
       int st;
       waitpid (pid, &st, 0);

@@ -62,7 +62,8 @@ struct ossd_jit_stats
   uint64_t lift_ns;            /* eBPF -> IR */
   uint64_t opt_ns;             /* IR passes */
   uint64_t codegen_ns;         /* LLJIT setup, codegen, link, lookup */
-  uint64_t total_ns;           /* whole ossd_jit_compile */
+  uint64_t total_ns;           /* whole ossd_jit_compile (wall clock) */
+  uint64_t cpu_ns;             /* same, CPU time of the compiling thread */
   uint32_t ebpf_insns;         /* reachable eBPF instructions */
   uint32_t blocks;             /* counting blocks */
   uint32_t checks;             /* run-time bounds checks emitted */

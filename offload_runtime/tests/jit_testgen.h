@@ -293,21 +293,30 @@ tg_body_unit (struct tg_rng *r, struct tg_prog *p, uint32_t unit_idx, uint32_t t
       tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_DW, d, 6, (int16_t) offsetof (struct ossd_kctx,
                                                                      out[tg_below (r, 32)].value)), -1);
       break;
-    case 11: case 12:                   /* checked column-data load, constant or variable offset */
+    case 11:                            /* checked column-data load, may fault */
       {
         uint32_t c = tg_below (r, 8);
+        uint8_t dd = d == 5 || d == 4 ? 0 : d;
         tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_DW, 5, 6, (int16_t) offsetof (struct ossd_kctx, col[c].data)), -1);
         if (tg_chance (r, 50))
           {
-            uint8_t s = TG_SREG (r);
-            if (s == 5)
-              s = 4;
-            tg_emit (p, (struct ossd_insn) OSSD_ALU64_IMM (OSSD_BPF_AND, s, 63), -1);
-            tg_emit (p, (struct ossd_insn) OSSD_ALU64_REG (OSSD_BPF_ADD, 5, s), -1);
+            tg_emit (p, (struct ossd_insn) OSSD_ALU64_IMM (OSSD_BPF_AND, 4, 15), -1);
+            tg_emit (p, (struct ossd_insn) OSSD_ALU64_REG (OSSD_BPF_ADD, 5, 4), -1);
           }
-        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (sz, d == 5 ? 5 : d, 5, (int16_t) tg_below (r, 40)), -1);
-        if (d != 5)
-          tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (5, (int32_t) tg_below (r, 9)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (sz, dd, 5, (int16_t) tg_below (r, 16)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (5, (int32_t) tg_below (r, 9)), -1);
+        break;
+      }
+    case 12:                            /* checked column-data load guarded by the length */
+      {
+        uint32_t c = tg_below (r, 8);
+        uint8_t dd = d == 5 || d == 4 ? 0 : d;
+        int16_t off = (int16_t) tg_below (r, 16);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_W, 4, 6, (int16_t) offsetof (struct ossd_kctx, col[c].len)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_JMP_IMM (OSSD_BPF_JLT, 4, off + (int32_t) bytes, 3), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (OSSD_BPF_DW, 5, 6, (int16_t) offsetof (struct ossd_kctx, col[c].data)), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_LDX_MEM (sz, dd, 5, off), -1);
+        tg_emit (p, (struct ossd_insn) OSSD_MOV64_IMM (5, (int32_t) tg_below (r, 9)), -1);
         break;
       }
     case 13: case 14: case 15: case 16: /* conditional forward jump */

@@ -27,6 +27,7 @@ ofs_init () {
   dev="nbd+unix:///?socket=$sock"
   export OSSD_DEVICE=$dev
   mnt=$work/mnt
+  pgdata=$work/pgdata
   mkdir -p "$mnt"
   trap ofs_cleanup EXIT
 }
@@ -76,16 +77,16 @@ fs_kill () {
 
 # ---- PostgreSQL (as the postgres user, never root) -------------------------
 pg_port=5439
-pgdata=
 pg_as () { runuser -u postgres -- "$@"; }
 pg_init () {
-  pgdata=$work/pgdata
-  mkdir -p "$work/pgsock"
-  chown postgres: "$work/pgsock"
+
+  mkdir -p "$work/pgsock" "$pgdata"
+  chown postgres: "$work/pgsock" "$pgdata"
+  chmod 700 "$pgdata"
   pg_as "$pgbin/initdb" -D "$pgdata" -A trust -U postgres --no-sync >"$work/initdb.log" 2>&1
 }
 pg_start () {
-  pg_as "$pgbin/pg_ctl" -D "$pgdata" -l "$work/pg.log" -w -t 120 \
+  pg_as "$pgbin/pg_ctl" -D "$pgdata" -l "$work/pgsock/pg.log" -w -t 120 \
     -o "-c listen_addresses='' -c unix_socket_directories=$work/pgsock -p $pg_port -c fsync=on -c shared_buffers=128MB -c max_wal_size=1GB -c checkpoint_timeout=30min" \
     start >/dev/null && pg_started=1
 }
