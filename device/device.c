@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "device_internal.h"
+#include "ossd_jit.h"
 
 void
 ossd_device_options_init (struct ossd_device_options *o)
@@ -136,6 +137,12 @@ ossd_device_open (const struct ossd_device_options *opts,
   r = device_kernels_open (dev, why, whylen);
   if (r < 0)
     goto fail;
+  dev->jit_cache = ossd_jit_cache_new (64);
+  if (!dev->jit_cache)
+    {
+      r = -ENOMEM;
+      goto fail;
+    }
   device_log (dev, "drive ready: %s, volume %llu MiB, %u slots of %u LBAs, capacity %llu MiB",
               ram ? "(ram)" : dev->image,
               (unsigned long long) (dev->volume_bytes >> 20), dev->slot_count,
@@ -156,6 +163,8 @@ ossd_device_close (ossd_device_t *dev)
     return;
   device_slots_destroy (dev);
   device_kernels_close (dev);
+  if (dev->jit_cache)
+    ossd_jit_cache_free (dev->jit_cache);
   if (dev->ftl)
     {
       ftl_error fe;

@@ -103,6 +103,7 @@ struct ossd_device
   pthread_mutex_t conn_lock;
   uint32_t connections;
   struct ossd_kernel_registry *kernels;
+  struct ossd_jit_cache *jit_cache;  /* compiled kernels, by program hash */
 };
 
 struct ossd_device_conn

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "device_internal.h"
+#include "ossd_jit.h"
 #include "ossd_rt.h"
 #include "ossd_scan.h"
 
@@ -20,6 +21,7 @@ struct scan_kernel
   struct ossd_prog *owned;            /* loaded from the request */
   struct device_kernel *deployed;     /* or a reference to a deployed one */
   const struct ossd_prog *prog;
+  struct ossd_jit_kernel *jit;        /* compiled, when run by the JIT */
 };
 
 struct scan_job
@@ -37,6 +39,8 @@ struct scan_job
   struct ossd_scan_outcol *outputs;
   struct ossd_scan_agg *aggs;
   struct scan_kernel filter, map;
+  bool use_jit;
+  const char *mode_name;              /* as run: "jit" or "interpreter" */
   uint64_t started_ns;
   char err[512];
 };
@@ -44,6 +48,8 @@ struct scan_job
 static void
 scan_kernel_release (struct scan_kernel *k)
 {
+  if (k->jit)
+    ossd_jit_release (k->jit);
   ossd_prog_free (k->owned);
   device_kernel_put (k->deployed);
   memset (k, 0, sizeof *k);
@@ -68,29 +74,6 @@ scan_job_free (struct scan_job *j)
   free (j->outputs);
   free (j->aggs);
   free (j);
-}
-
-/* ---- kernels: the interpreter, one exec state per worker thread ---- */
-static void *
-interp_thread_init (void *kernel)
-{
-  struct ossd_exec_state *st = malloc (sizeof *st);
-  if (st)
-    ossd_exec_state_init (st);
-  return st;
-}
-
-static void
-interp_thread_fini (void *kernel, void *state)
-{
-  free (state);
-}
-
-static int
-interp_exec (void *kernel, struct ossd_kctx *ctx, void *state)
-{
-  int64_t r = ossd_interp_run (kernel, ctx, state);
-  return r < 0 ? (int) r : (int) r;
 }
 
 static int
@@ -124,10 +107,21 @@ scan_kernel_prepare (struct scan_job *j, struct scan_kernel *k,
     }
   else
     return 0;
-  out->exec = interp_exec;
-  out->kernel = (void *) k->prog;
-  out->thread_init = interp_thread_init;
-  out->thread_fini = interp_thread_fini;
+  if (j->use_jit)
+    {
+      int r = ossd_jit_cache_get (j->dev->jit_cache, k->prog, &k->jit, log, sizeof log);
+      if (r == 0)
+        {
+          *out = ossd_jit_scan_kernel (k->jit);
+          return 0;
+        }
+      /* The interpreter gives the same answers: run it, and say so. */
+      device_event_post (j->dev, OSSD__EVENT_KIND__EV_KERNEL_LOG, j->slot->index,
+                         "JIT failed for the %s kernel, using the interpreter: %.150s",
+                         what, log);
+      j->mode_name = "interpreter";
+    }
+  *out = ossd_interp_scan_kernel (k->prog);
   return 0;
 }
 
@@ -204,7 +198,7 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
       sc.bytes_read = c->counters.bytes_read;
       sc.device_ns = device_now_ns () - j->started_ns;
     }
-  sc.kernel_mode = (char *) "interpreter";
+  sc.kernel_mode = (char *) j->mode_name;
   resp.body_case = OSSD__RESPONSE__BODY_SCAN;
   resp.scan = &sc;
   atomic_fetch_add (&j->dev->ctr.scan_bytes_out,
@@ -351,6 +345,8 @@ scan_translate (struct scan_job *j)
   r->sink = scan_sink;
   r->sink_arg = j;
 
+  j->use_jit = s->mode != OSSD__KERNEL_MODE__KERNEL_INTERPRETER;
+  j->mode_name = j->use_jit ? "jit" : "interpreter";
   int e = scan_kernel_prepare (j, &j->filter,
                                s->filter_case == OSSD__SCAN__FILTER_FILTER_PROGRAM ? &s->filter_program : NULL,
                                s->filter_case == OSSD__SCAN__FILTER_FILTER_KERNEL ? s->filter_kernel : NULL,

@@ -43,16 +43,40 @@ llvm_err (LLVMErrorRef e, int code, const char *what, char *err, size_t errlen)
   return code;
 }
 
-static int
-create_lljit (LLVMOrcLLJITRef *jit, char *err, size_t errlen)
+/* A target machine for the host (CPU name and features detected). */
+static LLVMTargetMachineRef
+host_tm (const char *triple, LLVMCodeGenOptLevel level, char *err, size_t errlen)
 {
-  LLVMOrcJITTargetMachineBuilderRef jtmb;
-  LLVMErrorRef e = LLVMOrcJITTargetMachineBuilderDetectHost (&jtmb);
-  if (e)
-    return llvm_err (e, -EIO, "detect host", err, errlen);
+  LLVMTargetRef target;
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple (triple, &target, &msg))
+    {
+      ossd_rt_err (err, errlen, -EIO, "jit: target %s: %s", triple, msg ? msg : "?");
+      LLVMDisposeMessage (msg);
+      return NULL;
+    }
+  char *cpu = LLVMGetHostCPUName (), *features = LLVMGetHostCPUFeatures ();
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine (target, triple, cpu, features, level,
+                                                     LLVMRelocDefault, LLVMCodeModelJITDefault);
+  LLVMDisposeMessage (cpu);
+  LLVMDisposeMessage (features);
+  if (!tm)
+    ossd_rt_err (err, errlen, -EIO, "jit: cannot create a target machine for %s", triple);
+  return tm;
+}
+
+static int
+create_lljit (LLVMOrcLLJITRef *jit, LLVMCodeGenOptLevel level, char *err, size_t errlen)
+{
+  char *triple = LLVMGetDefaultTargetTriple ();
+  LLVMTargetMachineRef tm = host_tm (triple, level, err, errlen);
+  LLVMDisposeMessage (triple);
+  if (!tm)
+    return -EIO;
+  LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine (tm);
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder ();
   LLVMOrcLLJITBuilderSetJITTargetMachineBuilder (builder, jtmb);
-  e = LLVMOrcCreateLLJIT (jit, builder);        /* consumes builder */
+  LLVMErrorRef e = LLVMOrcCreateLLJIT (jit, builder);        /* consumes builder */
   if (e)
     return llvm_err (e, -EIO, "create LLJIT", err, errlen);
   return 0;
@@ -67,20 +91,9 @@ create_lljit (LLVMOrcLLJITRef *jit, char *err, size_t errlen)
 static int
 run_passes (LLVMModuleRef mod, const char *triple, int level, char *err, size_t errlen)
 {
-  LLVMTargetRef target;
-  char *msg = NULL;
-  if (LLVMGetTargetFromTriple (triple, &target, &msg))
-    {
-      ossd_rt_err (err, errlen, -EIO, "jit: target %s: %s", triple, msg ? msg : "?");
-      LLVMDisposeMessage (msg);
-      return -EIO;
-    }
-  char *cpu = LLVMGetHostCPUName (), *features = LLVMGetHostCPUFeatures ();
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine (target, triple, cpu, features,
-                                                     LLVMCodeGenLevelDefault, LLVMRelocDefault,
-                                                     LLVMCodeModelJITDefault);
-  LLVMDisposeMessage (cpu);
-  LLVMDisposeMessage (features);
+  LLVMTargetMachineRef tm = host_tm (triple, LLVMCodeGenLevelDefault, err, errlen);
+  if (!tm)
+    return -EIO;
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions ();
   LLVMErrorRef e = LLVMRunPasses (mod, level >= 2 ? "default<O2>" : OSSD_JIT_LIGHT_PIPELINE, tm, po);
   LLVMDisposePassBuilderOptions (po);
@@ -102,7 +115,9 @@ ossd_jit_orc_build (const struct ossd_prog *prog, const struct ossd_jit_cfg *cfg
 
   memset (code, 0, sizeof *code);
   uint64_t t0 = ossd_jit_now_ns ();
-  if ((rc = create_lljit (&code->jit, err, errlen)) < 0)
+  LLVMCodeGenOptLevel cg = getenv ("OSSD_JIT_CG") ? (LLVMCodeGenOptLevel) atoi (getenv ("OSSD_JIT_CG"))
+    : LLVMCodeGenLevelDefault;
+  if ((rc = create_lljit (&code->jit, cg, err, errlen)) < 0)
     return rc;
   uint64_t t_setup = ossd_jit_now_ns () - t0;
 

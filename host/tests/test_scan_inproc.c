@@ -58,6 +58,12 @@ store_table (ossd_t *o)
     }
 }
 
+static int
+cmp_int (const void *a, const void *b)
+{
+  return *(const int *) a - *(const int *) b;
+}
+
 static bool
 visible (int i)
 {
@@ -164,6 +170,9 @@ run_scan (ossd_t *o, Ossd__Scan *scan, int *as, int max, int64_t *agg_count,
         {
           assert_true (n < max);
           as[n] = (int) (int32_t) v[0].datum;
+          assert_string_equal (c->kernel_mode,
+                               scan->mode == OSSD__KERNEL_MODE__KERNEL_INTERPRETER
+                               ? "interpreter" : "jit");
           char want[32];
           snprintf (want, sizeof want, "row %d", as[n]);
           /* by-ref text: a complete varlena; skip its header */
@@ -211,9 +220,18 @@ test_scan_filter_projection_and_mvcc (void **state)
   m.projection[1] = 3;
   m.scan.n_projection = 2;
   m.scan.projection = m.projection;
+  m.scan.mode = OSSD__KERNEL_MODE__KERNEL_JIT;
   n = run_scan (o, &m.scan, as, PAGES * ROWS_PER_PAGE, NULL, NULL, &err);
   if (n < 0)
     fail_msg ("scan: %s", err.msg);
+  /* The interpreter and the JIT give the same rows. */
+  int as_interp[PAGES * ROWS_PER_PAGE], n_interp;
+  m.scan.mode = OSSD__KERNEL_MODE__KERNEL_INTERPRETER;
+  n_interp = run_scan (o, &m.scan, as_interp, PAGES * ROWS_PER_PAGE, NULL, NULL, &err);
+  assert_int_equal (n_interp, n);
+  qsort (as, n, sizeof as[0], cmp_int);
+  qsort (as_interp, n, sizeof as[0], cmp_int);
+  assert_memory_equal (as, as_interp, n * sizeof as[0]);
   for (int i = 0; i < PAGES * ROWS_PER_PAGE; i++)
     if (i % 3 == 0 && visible (i))
       expect++;

@@ -39,13 +39,10 @@ typedef unsigned long long __u64;
 typedef signed int __s32;
 typedef signed long long __s64;
 #else
+/* The host's own definitions (the same widths), so that this header
+ * mixes with system headers that include them too. */
 #include <stdint.h>
-typedef uint8_t __u8;
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef uint64_t __u64;
-typedef int32_t __s32;
-typedef int64_t __s64;
+#include <linux/types.h>
 #endif
 
 #define OSSD_ROW_SKIP    0

@@ -1,0 +1,130 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_ossd.c
+ *		  Module entry point and every GUC of pg_ossd.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "pg_ossd.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+bool		ossd_enabled = true;
+bool		ossd_aggregate_pushdown = true;
+int			ossd_kernel_mode = OSSD_KMODE_JIT;
+int			ossd_min_relation_pages = 128;
+double		ossd_cost_factor = 0.25;
+bool		ossd_force_offload = false;
+char	   *ossd_default_device = NULL;
+int			ossd_timeout_ms = 60000;
+int			ossd_device_workers = 0;
+
+static const struct config_enum_entry kernel_mode_options[] = {
+	{"jit", OSSD_KMODE_JIT, false},
+	{"interpreter", OSSD_KMODE_INTERPRETER, false},
+	{NULL, 0, false}
+};
+
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("ossd.enabled",
+							 "Offload scans of tables on an ossdfs tablespace to the drive.",
+							 NULL,
+							 &ossd_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ossd.aggregate_pushdown",
+							 "Compute partial aggregates on the drive (final merge on the host).",
+							 NULL,
+							 &ossd_aggregate_pushdown,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("ossd.kernel_mode",
+							 "How kernels run: jit or interpreter.",
+							 "The drive reports the mode it actually used; EXPLAIN shows both.",
+							 &ossd_kernel_mode,
+							 OSSD_KMODE_JIT,
+							 kernel_mode_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("ossd.min_relation_pages",
+							"Relations smaller than this many pages are never offloaded.",
+							NULL,
+							&ossd_min_relation_pages,
+							128,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("ossd.cost_factor",
+							 "Cost of a page scanned on the drive relative to seq_page_cost.",
+							 NULL,
+							 &ossd_cost_factor,
+							 0.25,
+							 0.0, 100.0,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ossd.force_offload",
+							 "Debug: offload every scan that can be offloaded, whatever the cost.",
+							 NULL,
+							 &ossd_force_offload,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomStringVariable("ossd.default_device",
+							   "Device URI used by the SQL API when none is given.",
+							   "Defaults to the device of the first ossdfs tablespace found.",
+							   &ossd_default_device,
+							   "",
+							   PGC_USERSET,
+							   0,
+							   NULL, NULL, NULL);
+
+	DefineCustomIntVariable("ossd.timeout_ms",
+							"Per-call timeout of the drive channel.",
+							NULL,
+							&ossd_timeout_ms,
+							60000,
+							100, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("ossd.device_workers",
+							"Scan worker threads requested from the drive (0 = the drive's default).",
+							NULL,
+							&ossd_device_workers,
+							0,
+							0, 64,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("ossd");
+
+	ossd_planner_init();
+	ossd_upper_init();
+	ossd_exec_init();
+}

@@ -1,0 +1,122 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_ossd.h
+ *		  Shared declarations of pg_ossd, the PostgreSQL extension that
+ *		  offloads scans, filters, projection and partial aggregation of
+ *		  tables stored on an ossdfs tablespace to the object SSD.
+ *
+ * One concern per file:
+ *	pg_ossd.c		_PG_init, every GUC
+ *	ossd_relation.c	tablespace detection, segment files -> objects, device
+ *					connections
+ *	ossd_pushdown.c	the whitelist: which expressions the drive may evaluate
+ *	ossd_qualgen.c	compiles whitelisted quals to eBPF raw images
+ *	ossd_planner.c	set_rel_pathlist_hook, CustomScan path and plan, costing
+ *	ossd_upper.c	create_upper_paths_hook: device partial aggregation
+ *	ossd_exec.c		CustomScan executor (MVCC rule, host blocks, stream)
+ *	ossd_explain.c	EXPLAIN output
+ *	ossd_sqlapi.c	SQL-callable functions
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PG_OSSD_H
+#define PG_OSSD_H
+
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+#include "nodes/primnodes.h"
+#include "utils/rel.h"
+
+/* GUCs (pg_ossd.c) */
+extern bool ossd_enabled;
+extern bool ossd_aggregate_pushdown;
+extern int	ossd_kernel_mode;
+extern int	ossd_min_relation_pages;
+extern double ossd_cost_factor;
+extern bool ossd_force_offload;
+extern char *ossd_default_device;
+extern int	ossd_timeout_ms;
+extern int	ossd_device_workers;
+
+typedef enum OssdKernelMode
+{
+	OSSD_KMODE_JIT = 0,
+	OSSD_KMODE_INTERPRETER = 1
+} OssdKernelMode;
+
+/* ossd_relation.c */
+struct ossd;
+extern bool ossd_tablespace_device(Oid spcoid, char **uri);
+extern bool ossd_relation_on_drive(Relation rel, char **uri);
+extern bool ossd_segment_object(Relation rel, int segno, char **uri,
+								uint64 *pid, uint64 *oid, uint64 *size);
+extern struct ossd *ossd_get_connection(const char *uri);
+extern void ossd_forget_connection(const char *uri);
+extern List *ossd_known_devices(void);
+
+/* ossd_pushdown.c */
+typedef enum OssdOpClass
+{
+	OSSD_OPC_NONE = 0,
+	OSSD_OPC_INT,				/* int2/4/8, bool, oid: signed 64-bit compare */
+	OSSD_OPC_DATE,				/* date vs date */
+	OSSD_OPC_TS,				/* timestamp(tz) vs the same */
+	OSSD_OPC_DATE_TS,			/* date vs timestamp (either side) */
+	OSSD_OPC_FLOAT,
+	OSSD_OPC_NUMERIC,
+	OSSD_OPC_TEXT,
+	OSSD_OPC_BPCHAR,
+	OSSD_OPC_LIKE,
+	OSSD_OPC_NOTLIKE
+} OssdOpClass;
+
+/* strategy: BTLessStrategyNumber..BTGreaterStrategyNumber, or 6 for <> */
+#define OSSD_STRAT_NE 6
+extern OssdOpClass ossd_classify_operator(Oid opno, Oid inputcollid,
+										  Oid ltype, Oid rtype, int *strategy);
+extern bool ossd_type_supported(Oid typid);
+extern bool ossd_qual_pushable(Expr *expr, Index relid);
+extern bool ossd_is_ossd_filter_call(Expr *expr);
+
+/* ossd_qualgen.c */
+typedef struct OssdProgram
+{
+	bytea	   *image;			/* raw image (OSSD_RAW_MAGIC) */
+	List	   *bind;			/* Integer attnos: ctx->col[i] */
+	int			ninsns;
+} OssdProgram;
+extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
+								char **why);
+
+/* ossd_planner.c */
+extern void ossd_planner_init(void);
+extern CustomScanMethods ossd_scan_plan_methods;
+extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
+							   RangeTblEntry *rte, char **uri);
+
+/* ossd_upper.c */
+extern void ossd_upper_init(void);
+
+/* ossd_exec.c */
+extern Node *ossd_create_scan_state(CustomScan *cscan);
+extern void ossd_exec_init(void);
+
+/* ossd_explain.c */
+struct OssdScanState;
+extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
+							  struct ExplainState *es);
+
+/*
+ * custom_private of the CustomScan plan, by position.
+ */
+#define OSSD_PRIV_PROGRAM	0		/* Const bytea or NULL Const */
+#define OSSD_PRIV_BIND		1		/* IntList of attnos */
+#define OSSD_PRIV_PROJ		2		/* IntList of attnos the device returns */
+#define OSSD_PRIV_KERNEL	3		/* String: deployed kernel name or "" */
+#define OSSD_PRIV_AGG		4		/* List: aggregate spec (ossd_upper.c) or NIL */
+#define OSSD_PRIV_NINSNS	5		/* Integer */
+#define OSSD_PRIV_COUNT		6
+
+#endif							/* PG_OSSD_H */
