@@ -553,6 +553,9 @@ int state_read (struct nand_backend *be, uint32_t *mounted);
 int recovery_rebuild_from_maps (struct ftl *f);
 int recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err);
 
+/* ftl_fsck.c */
+void ftl_debug_dump_blocks (ftl_t *f, FILE *out);
+
 /* ftl_stats.c */
 void lat_record (struct lat_hist *h, uint64_t ns);
 uint64_t lat_percentile (const struct lat_hist *h, double q);

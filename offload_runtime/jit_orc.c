@@ -115,9 +115,7 @@ ossd_jit_orc_build (const struct ossd_prog *prog, const struct ossd_jit_cfg *cfg
 
   memset (code, 0, sizeof *code);
   uint64_t t0 = ossd_jit_now_ns ();
-  LLVMCodeGenOptLevel cg = getenv ("OSSD_JIT_CG") ? (LLVMCodeGenOptLevel) atoi (getenv ("OSSD_JIT_CG"))
-    : LLVMCodeGenLevelDefault;
-  if ((rc = create_lljit (&code->jit, cg, err, errlen)) < 0)
+  if ((rc = create_lljit (&code->jit, LLVMCodeGenLevelDefault, err, errlen)) < 0)
     return rc;
   uint64_t t_setup = ossd_jit_now_ns () - t0;
 

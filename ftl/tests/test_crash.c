@@ -20,8 +20,6 @@
 
 #include "ftl_test_util.h"
 
-void ftl_debug_dump_blocks (ftl_t *f, FILE *out);
-
 #define NOBJ 48
 #define NSECT 64
 #define PID 1
@@ -158,7 +156,6 @@ child_run (const char *path, uint64_t seed)
               int rc = ftl_create_object (f, PID, (uint64_t) k, &e);
               if (rc != 0)
                 {
-                  ftl_debug_dump_blocks (f, stderr);
                   snprintf (sh->err, sizeof sh->err, "create %d -> %d (%s) "
                             "at op %llu", k, rc, e.msg,
                             (unsigned long long) sh->ops);
