@@ -246,41 +246,47 @@ device_read_control (ossd_device_t *dev, uint8_t *lba)
 
 enum region_kind { R_VOLUME, R_EVENT, R_REQUEST, R_RESPONSE, R_CONTROL, R_OUTSIDE };
 
-/* Which region holds LBA `lba`; *slot and *first (the region's first LBA)
- * and *count (LBAs left in it) describe where it sits. */
-static enum region_kind
-device_region (ossd_device_t *dev, uint64_t lba, uint32_t *slot,
-               uint64_t *first, uint64_t *count)
+/* The part of an I/O at byte `off` (len bytes left) that lies in one
+ * region of the address space. */
+struct region_step
+{
+  enum region_kind kind;
+  uint32_t slot;               /* R_REQUEST, R_RESPONSE */
+  bool at_start;               /* begins at its window's first LBA */
+  uint32_t n;                  /* bytes of this step */
+};
+
+static void
+device_region_step (ossd_device_t *dev, uint64_t off, uint32_t len,
+                    struct region_step *st)
 {
   const struct ossd_control *c = &dev->control;
-  uint64_t rel;
+  uint64_t lba = off / OSSD_LBA_SIZE, first = lba, count = 1, rel;
 
+  st->slot = 0;
   if (lba < c->reserved_base)
     {
-      *first = 0;
-      *count = c->reserved_base - lba;
-      return R_VOLUME;
+      st->kind = R_VOLUME;
+      count = c->reserved_base - lba;
     }
-  if (lba >= c->total_lbas)
-    return R_OUTSIDE;
-  if (lba == c->total_lbas - 1)
+  else if (lba >= c->total_lbas)
+    st->kind = R_OUTSIDE;
+  else if (lba == c->total_lbas - 1)
+    st->kind = R_CONTROL;
+  else if (lba == ossd_event_lba (c))
+    st->kind = R_EVENT;
+  else
     {
-      *first = lba;
-      *count = 1;
-      return R_CONTROL;
+      rel = lba - c->reserved_base - 1;
+      st->slot = (uint32_t) (rel / (2ull * c->window_lbas));
+      rel %= 2ull * c->window_lbas;
+      st->kind = rel >= c->window_lbas ? R_RESPONSE : R_REQUEST;
+      first = ossd_request_lba (c, st->slot)
+        + (st->kind == R_RESPONSE ? c->window_lbas : 0);
+      count = first + c->window_lbas - lba;
     }
-  if (lba == ossd_event_lba (c))
-    {
-      *first = lba;
-      *count = 1;
-      return R_EVENT;
-    }
-  rel = lba - c->reserved_base - 1;
-  *slot = (uint32_t) (rel / (2ull * c->window_lbas));
-  rel %= 2ull * c->window_lbas;
-  *first = ossd_request_lba (c, *slot) + (rel >= c->window_lbas ? c->window_lbas : 0);
-  *count = *first + c->window_lbas - lba;
-  return rel >= c->window_lbas ? R_RESPONSE : R_REQUEST;
+  st->at_start = lba == first;
+  st->n = count * OSSD_LBA_SIZE < len ? (uint32_t) (count * OSSD_LBA_SIZE) : len;
 }
 
 static int
@@ -349,12 +355,13 @@ ossd_device_pread (ossd_device_conn_t *conn, void *buf, uint32_t len,
 
   while (r == 0 && len)
     {
-      uint64_t lba = off / OSSD_LBA_SIZE, first, count;
-      uint32_t slot = 0, n;
-      enum region_kind k = device_region (dev, lba, &slot, &first, &count);
+      struct region_step st;
+      uint32_t n, slot;
 
-      n = count * OSSD_LBA_SIZE < len ? (uint32_t) (count * OSSD_LBA_SIZE) : len;
-      switch (k)
+      device_region_step (dev, off, len, &st);
+      n = st.n;
+      slot = st.slot;
+      switch (st.kind)
         {
         case R_VOLUME:
           r = volume_io (dev, false, p, n, off, why, whylen);
@@ -367,7 +374,7 @@ ossd_device_pread (ossd_device_conn_t *conn, void *buf, uint32_t len,
                                   dev->opts.poll_timeout_ms);
           break;
         case R_RESPONSE:
-          if (lba != first)
+          if (!st.at_start)
             {
               /* Only a read from the window's start takes a chunk. */
               memset (p, 0, n);
@@ -400,21 +407,22 @@ ossd_device_pwrite (ossd_device_conn_t *conn, const void *buf, uint32_t len,
 
   while (r == 0 && len)
     {
-      uint64_t lba = off / OSSD_LBA_SIZE, first, count;
-      uint32_t slot = 0, n;
-      enum region_kind k = device_region (dev, lba, &slot, &first, &count);
+      struct region_step st;
+      uint32_t n, slot;
 
-      n = count * OSSD_LBA_SIZE < len ? (uint32_t) (count * OSSD_LBA_SIZE) : len;
-      switch (k)
+      device_region_step (dev, off, len, &st);
+      n = st.n;
+      slot = st.slot;
+      switch (st.kind)
         {
         case R_VOLUME:
           r = volume_io (dev, true, (void *) p, n, off, why, whylen);
           break;
         case R_REQUEST:
-          if (lba != first)
+          if (!st.at_start)
             {
-              snprintf (why, whylen, "write into slot %u's request window at LBA offset %llu: frames start at the window's first LBA",
-                        slot, (unsigned long long) (lba - first));
+              snprintf (why, whylen, "write into slot %u's request window past its first LBA: frames start at the window's first LBA",
+                        slot);
               r = -EINVAL;
               break;
             }

@@ -6,10 +6,15 @@
 
 #include "jit_internal.h"
 
+/* One cache line (or more) per worker: the state is written on every row,
+ * two workers' states must not share a line. */
+#define STATE_ALIGN 64
+#define STATE_SIZE ((sizeof (struct ossd_exec_state) + STATE_ALIGN - 1) / STATE_ALIGN * STATE_ALIGN)
+
 static void *
 state_new (void *kernel)
 {
-  struct ossd_exec_state *st = malloc (sizeof *st);
+  struct ossd_exec_state *st = aligned_alloc (STATE_ALIGN, STATE_SIZE);
   if (st)
     ossd_exec_state_init (st);
   return st;

@@ -41,7 +41,7 @@ struct shared
   volatile uint64_t touched[2];
   volatile uint32_t next_gen;
   volatile uint64_t flushes, ops, gc_runs, erases;
-  char err[256];
+  char err[600];
 };
 
 static void
@@ -109,7 +109,7 @@ rnd (uint32_t n)
     int _r = (expr);                                                    \
     if (_r != 0 && _r != -ENOSPC)                                       \
       {                                                                 \
-        snprintf (sh->err, sizeof sh->err, "%s -> %d (%s) at op %llu",  \
+        snprintf (sh->err, sizeof sh->err, "%s -> %d (%.300s) at op %llu",  \
                   #expr, _r, e.msg, (unsigned long long) sh->ops);      \
         _exit (1);                                                      \
       }                                                                 \

@@ -65,6 +65,14 @@ int ossd_transport_open_sg (const char *dev, struct ossd_transport **out,
 int ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
                               char *why, size_t whylen);
 
+/* The check every transport makes before touching a device: len and off
+ * whole LBAs, len > 0, and [off, off+len) inside the device.  Returns 0
+ * or -EINVAL with "<scheme>: <dev>: <op> of N bytes at offset O ..." in
+ * why. */
+int ossd_transport_check_io (const struct ossd_transport *t,
+                             const char *dev, const char *op, size_t len,
+                             uint64_t off, char *why, size_t whylen);
+
 /* Command builders, exposed so that unit tests can check the bytes. */
 /* SCSI READ(16) (0x88) / WRITE(16) (0x8a) CDB for `nblocks` LBAs. */
 void ossd_sg_build_rw16 (uint8_t cdb[16], bool is_write, uint64_t lba,

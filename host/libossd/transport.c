@@ -1,8 +1,10 @@
 /* transport.c - picks the block transport for a device URI. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ossd_frame.h"
 #include "ossd_transport.h"
 
 int
@@ -36,4 +38,26 @@ ossd_transport_close (struct ossd_transport *t)
 {
   if (t)
     t->ops->close (t);
+}
+
+int
+ossd_transport_check_io (const struct ossd_transport *t, const char *dev,
+                         const char *op, size_t len, uint64_t off, char *why,
+                         size_t whylen)
+{
+  if (len == 0 || len % OSSD_LBA_SIZE != 0 || off % OSSD_LBA_SIZE != 0)
+    {
+      snprintf (why, whylen, "%s: %s: %s of %zu bytes at offset %" PRIu64
+                " is not aligned to the %u-byte LBA size",
+                t->ops->name, dev, op, len, off, OSSD_LBA_SIZE);
+      return -EINVAL;
+    }
+  if (off > t->size_bytes || len > t->size_bytes - off)
+    {
+      snprintf (why, whylen, "%s: %s: %s of %zu bytes at offset %" PRIu64
+                " is beyond the end of the device (%" PRIu64 " bytes)",
+                t->ops->name, dev, op, len, off, t->size_bytes);
+      return -EINVAL;
+    }
+  return 0;
 }

@@ -45,21 +45,7 @@ static int
 file_check (struct ossd_transport *t, struct file_state *st, const char *op,
             size_t len, uint64_t off, char *why, size_t whylen)
 {
-  if (len == 0 || len % OSSD_LBA_SIZE != 0 || off % OSSD_LBA_SIZE != 0) {
-    snprintf (why, whylen,
-              "file: %s: %s of %zu bytes at offset %" PRIu64
-              " is not aligned to the %u-byte LBA size",
-              st->path, op, len, off, OSSD_LBA_SIZE);
-    return -EINVAL;
-  }
-  if (off > t->size_bytes || len > t->size_bytes - off) {
-    snprintf (why, whylen,
-              "file: %s: %s of %zu bytes at offset %" PRIu64
-              " is beyond the end of the device (%" PRIu64 " bytes)",
-              st->path, op, len, off, t->size_bytes);
-    return -EINVAL;
-  }
-  return 0;
+  return ossd_transport_check_io (t, st->path, op, len, off, why, whylen);
 }
 
 /* One pread or pwrite of exactly len bytes, retried on EINTR and on short

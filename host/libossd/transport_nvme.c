@@ -97,18 +97,9 @@ nvme_rw (struct ossd_transport *t, bool is_write, void *buf, size_t len,
   struct nvme_state *st = t->priv;
   const char *op = is_write ? "Write" : "Read";
 
-  if (len == 0 || len % OSSD_LBA_SIZE != 0 || off % OSSD_LBA_SIZE != 0) {
-    snprintf (why, whylen, "nvme: %s: %s of %zu bytes at offset %" PRIu64
-              " is not aligned to the %u-byte LBA size",
-              st->dev, op, len, off, OSSD_LBA_SIZE);
-    return -EINVAL;
-  }
-  if (off > t->size_bytes || len > t->size_bytes - off) {
-    snprintf (why, whylen, "nvme: %s: %s of %zu bytes at offset %" PRIu64
-              " is beyond the end of the namespace (%" PRIu64 " bytes)",
-              st->dev, op, len, off, t->size_bytes);
-    return -EINVAL;
-  }
+  int cr = ossd_transport_check_io (t, st->dev, op, len, off, why, whylen);
+  if (cr < 0)
+    return cr;
 
   char *p = buf;
   size_t done = 0;

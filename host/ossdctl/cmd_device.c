@@ -33,6 +33,18 @@ paths_init (struct device_paths *p, const char *rundir, const char *sock)
   snprintf (p->log, sizeof p->log, "%s/nbdkit.log", p->rundir);
 }
 
+/* --rundir DIR among argv, else the default run directory. */
+static void
+paths_from_args (struct device_paths *p, int argc, char **argv)
+{
+  const char *rundir = NULL;
+
+  for (int i = 0; i < argc; i++)
+    if (strcmp (argv[i], "--rundir") == 0 && i + 1 < argc)
+      rundir = argv[++i];
+  paths_init (p, rundir, NULL);
+}
+
 static pid_t
 read_pid (const struct device_paths *p)
 {
@@ -262,14 +274,10 @@ device_start (struct ctl *c, int argc, char **argv)
 static int
 device_stop (struct ctl *c, int argc, char **argv)
 {
-  const char *rundir = NULL;
   struct device_paths p;
   pid_t pid;
 
-  for (int i = 0; i < argc; i++)
-    if (strcmp (argv[i], "--rundir") == 0 && i + 1 < argc)
-      rundir = argv[++i];
-  paths_init (&p, rundir, NULL);
+  paths_from_args (&p, argc, argv);
   pid = read_pid (&p);
   if (pid <= 0)
     {
@@ -300,14 +308,10 @@ device_stop (struct ctl *c, int argc, char **argv)
 static int
 device_status (struct ctl *c, int argc, char **argv)
 {
-  const char *rundir = NULL;
   struct device_paths p;
   pid_t pid;
 
-  for (int i = 0; i < argc; i++)
-    if (strcmp (argv[i], "--rundir") == 0 && i + 1 < argc)
-      rundir = argv[++i];
-  paths_init (&p, rundir, NULL);
+  paths_from_args (&p, argc, argv);
   pid = read_pid (&p);
   if (c->json)
     {

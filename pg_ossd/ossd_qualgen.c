@@ -1,0 +1,762 @@
+/*-------------------------------------------------------------------------
+ *
+ * ossd_qualgen.c
+ *		  Compiles whitelisted quals into eBPF raw images for the drive.
+ *
+ * The generated filter follows SQL's three-valued logic exactly: every
+ * boolean node is compiled with three continuation labels (true, false,
+ * null); AND/OR keep a "saw null" flag in a stack slot.  The kernel returns
+ * OSSD_ROW_MATCH only for TRUE.  Whenever an operand cannot be decided
+ * exactly (a date outside the timestamp range, a numeric out of 128 bits,
+ * ...) the kernel or the helper returns OSSD_ROW_TO_HOST and PostgreSQL
+ * decides.
+ *
+ * Registers: r6 = ctx (kept across helper calls), r7/r8 operands,
+ * r0..r5 helper arguments and results.  Constants live in immediates or in
+ * the image's read-only data (numeric constants as struct ossd_numeric,
+ * text payloads as bytes).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_type_d.h"
+#include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "ossd_kernel.h"
+#include "ossd_bpf.h"
+#include "ossd_rt.h"
+#include "pg_ossd.h"
+
+extern bool ossd_like_pattern_ok(const char *pat, int len);
+
+typedef struct Fixup
+{
+	int			insn;
+	int			label;
+} Fixup;
+
+typedef struct QGen
+{
+	struct ossd_insn *insns;
+	int			ninsns;
+	int			cap;
+	StringInfoData rodata;
+	int		   *labels;			/* insn index of each label, -1 = unplaced */
+	int			nlabels;
+	int			labcap;
+	Fixup	   *fixups;
+	int			nfixups;
+	int			fixcap;
+	int			stack;			/* bytes of stack used */
+	Index		relid;
+	int			nbind;
+	AttrNumber	bind[OSSD_KCTX_MAX_COLS];
+	int			Lhost;			/* return OSSD_ROW_TO_HOST */
+	const char *why;
+} QGen;
+
+#define COL_OFF(i)		((int) (offsetof(struct ossd_kctx, col) + (i) * sizeof(struct ossd_col)))
+#define COL_VALUE(i)	(COL_OFF(i) + (int) offsetof(struct ossd_col, value))
+#define COL_DATA(i)		(COL_OFF(i) + (int) offsetof(struct ossd_col, data))
+#define COL_LEN(i)		(COL_OFF(i) + (int) offsetof(struct ossd_col, len))
+#define COL_ISNULL(i)	(COL_OFF(i) + (int) offsetof(struct ossd_col, isnull))
+
+static bool gen_bool(QGen *g, Expr *e, int Lt, int Lf, int Ln);
+
+static void
+emit(QGen *g, struct ossd_insn insn)
+{
+	if (g->ninsns >= g->cap)
+	{
+		g->cap *= 2;
+		g->insns = repalloc(g->insns, g->cap * sizeof(struct ossd_insn));
+	}
+	g->insns[g->ninsns++] = insn;
+}
+
+static int
+label_new(QGen *g)
+{
+	if (g->nlabels >= g->labcap)
+	{
+		g->labcap *= 2;
+		g->labels = repalloc(g->labels, g->labcap * sizeof(int));
+	}
+	g->labels[g->nlabels] = -1;
+	return g->nlabels++;
+}
+
+static void
+label_place(QGen *g, int L)
+{
+	g->labels[L] = g->ninsns;
+}
+
+/* Emit a jump (conditional or not) whose target is label L. */
+static void
+emit_jump(QGen *g, struct ossd_insn insn, int L)
+{
+	if (g->nfixups >= g->fixcap)
+	{
+		g->fixcap *= 2;
+		g->fixups = repalloc(g->fixups, g->fixcap * sizeof(Fixup));
+	}
+	g->fixups[g->nfixups].insn = g->ninsns;
+	g->fixups[g->nfixups].label = L;
+	g->nfixups++;
+	emit(g, insn);
+}
+
+static void
+jmp(QGen *g, int L)
+{
+	emit_jump(g, (struct ossd_insn) OSSD_JA(0), L);
+}
+
+static void
+emit_imm64(QGen *g, int reg, uint64 v)
+{
+	struct ossd_insn pair[2] = {OSSD_LD_IMM64(reg, v)};
+
+	emit(g, pair[0]);
+	emit(g, pair[1]);
+}
+
+static void
+emit_rodata_ptr(QGen *g, int reg, int off)
+{
+	struct ossd_insn pair[2] = {OSSD_LD_RODATA(reg, off)};
+
+	emit(g, pair[0]);
+	emit(g, pair[1]);
+}
+
+static int
+rodata_add(QGen *g, const void *data, int len)
+{
+	int			off;
+
+	while (g->rodata.len % 8)
+		appendStringInfoChar(&g->rodata, '\0');
+	off = g->rodata.len;
+	if (len > 0)
+		appendBinaryStringInfo(&g->rodata, data, len);
+	else
+		appendStringInfoChar(&g->rodata, '\0');
+	return off;
+}
+
+static int
+stack_alloc(QGen *g)
+{
+	if (g->stack + 8 > OSSD_STACK_SIZE)
+		return 0;
+	g->stack += 8;
+	return -g->stack;
+}
+
+/* Column index of a Var of our relation (bound on first use), or -1. */
+static int
+bind_var(QGen *g, Var *v)
+{
+	if (v->varno != g->relid || v->varlevelsup != 0 || v->varattno <= 0)
+		return -1;
+	for (int i = 0; i < g->nbind; i++)
+		if (g->bind[i] == v->varattno)
+			return i;
+	if (g->nbind >= OSSD_KCTX_MAX_COLS)
+		return -1;
+	g->bind[g->nbind] = v->varattno;
+	return g->nbind++;
+}
+
+static Expr *
+strip_relabel(Expr *e)
+{
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e;
+}
+
+/*
+ * An operand: a Var of the scanned relation or a Const.
+ */
+typedef struct Operand
+{
+	bool		is_const;
+	int			col;			/* Var: context column */
+	Const	   *c;
+	Oid			type;
+} Operand;
+
+static bool
+get_operand(QGen *g, Expr *e, Operand *op)
+{
+	Expr	   *s = strip_relabel(e);
+
+	op->type = exprType((Node *) e);
+	if (IsA(s, Var))
+	{
+		Var		   *v = (Var *) s;
+
+		if (!ossd_type_supported(v->vartype) &&
+			!(op->type == VARCHAROID || op->type == TEXTOID))
+			return false;
+		op->is_const = false;
+		op->col = bind_var(g, v);
+		op->c = NULL;
+		return op->col >= 0;
+	}
+	if (IsA(s, Const))
+	{
+		op->is_const = true;
+		op->c = (Const *) s;
+		op->col = -1;
+		return true;
+	}
+	return false;
+}
+
+/* if operand is NULL go to Ln */
+static void
+gen_null_check(QGen *g, Operand *op, int Ln)
+{
+	if (op->is_const)
+	{
+		if (op->c->constisnull)
+			jmp(g, Ln);
+		return;
+	}
+	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R6, COL_ISNULL(op->col)));
+	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
+}
+
+/* Scalar 64-bit value of an int-like / date / timestamp / float operand */
+static bool
+const_scalar(Const *c, uint64 *v)
+{
+	switch (c->consttype)
+	{
+		case BOOLOID:
+			*v = DatumGetBool(c->constvalue) ? 1 : 0;
+			return true;
+		case INT2OID:
+			*v = (uint64) (int64) DatumGetInt16(c->constvalue);
+			return true;
+		case INT4OID:
+			*v = (uint64) (int64) DatumGetInt32(c->constvalue);
+			return true;
+		case INT8OID:
+			*v = (uint64) DatumGetInt64(c->constvalue);
+			return true;
+		case DATEOID:
+			*v = (uint64) (int64) DatumGetDateADT(c->constvalue);
+			return true;
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*v = (uint64) DatumGetTimestamp(c->constvalue);
+			return true;
+		case FLOAT4OID:
+			{
+				double		d = (double) DatumGetFloat4(c->constvalue);
+
+				memcpy(v, &d, 8);
+				return true;
+			}
+		case FLOAT8OID:
+			{
+				double		d = DatumGetFloat8(c->constvalue);
+
+				memcpy(v, &d, 8);
+				return true;
+			}
+		default:
+			return false;
+	}
+}
+
+static bool
+load_scalar(QGen *g, Operand *op, int reg)
+{
+	if (op->is_const)
+	{
+		uint64		v;
+
+		if (!const_scalar(op->c, &v))
+			return false;
+		emit_imm64(g, reg, v);
+	}
+	else
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, reg, OSSD_R6, COL_VALUE(op->col)));
+	return true;
+}
+
+/* date (days) in reg -> timestamp (us); out-of-range or infinite -> host */
+static void
+date_to_ts(QGen *g, int reg)
+{
+	/* finite dates that convert without overflow: see date2timestamp */
+	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JSLE, reg, -2451545, 0), g->Lhost);
+	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JSGE, reg,
+												 TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE, 0),
+			  g->Lhost);
+	emit_imm64(g, OSSD_R0, (uint64) USECS_PER_DAY);
+	emit(g, (struct ossd_insn) OSSD_ALU64_REG(OSSD_BPF_MUL, reg, OSSD_R0));
+}
+
+/* Jump to Lt when (r7 <op> r8) signed, else Lf */
+static void
+gen_signed_compare(QGen *g, int strategy, int ra, int rb, int Lt, int Lf)
+{
+	int			op;
+
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			op = OSSD_BPF_JSLT;
+			break;
+		case BTLessEqualStrategyNumber:
+			op = OSSD_BPF_JSLE;
+			break;
+		case BTEqualStrategyNumber:
+			op = OSSD_BPF_JEQ;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			op = OSSD_BPF_JSGE;
+			break;
+		case BTGreaterStrategyNumber:
+			op = OSSD_BPF_JSGT;
+			break;
+		default:
+			op = OSSD_BPF_JNE;
+			break;
+	}
+	emit_jump(g, (struct ossd_insn) OSSD_JMP_REG(op, ra, rb, 0), Lt);
+	jmp(g, Lf);
+}
+
+/* r0 holds -1/0/1: compare it with 0 */
+static void
+gen_cmp_result(QGen *g, int strategy, int Lt, int Lf)
+{
+	emit(g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R7, 0));
+	gen_signed_compare(g, strategy, OSSD_R0, OSSD_R7, Lt, Lf);
+}
+
+/* Load pointer+length of a text-like operand into (rp, rl) */
+static bool
+load_bytes(QGen *g, Operand *op, int rp, int rl)
+{
+	if (op->is_const)
+	{
+		text	   *t = DatumGetTextPP(op->c->constvalue);
+		int			len = VARSIZE_ANY_EXHDR(t);
+		int			off = rodata_add(g, VARDATA_ANY(t), len);
+
+		emit_rodata_ptr(g, rp, off);
+		emit(g, (struct ossd_insn) OSSD_MOV64_IMM(rl, len));
+	}
+	else
+	{
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, rp, OSSD_R6, COL_DATA(op->col)));
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, rl, OSSD_R6, COL_LEN(op->col)));
+	}
+	return true;
+}
+
+static bool
+load_numeric_ptr(QGen *g, Operand *op, int rp)
+{
+	if (op->is_const)
+	{
+		Numeric		n = DatumGetNumeric(op->c->constvalue);
+		struct ossd_numeric on;
+
+		if (ossd_numeric_from_pg(VARDATA_ANY(n), VARSIZE_ANY_EXHDR(n), &on) != 0)
+		{
+			g->why = "numeric constant outside the drive's 128-bit range";
+			return false;
+		}
+		emit_rodata_ptr(g, rp, rodata_add(g, &on, sizeof(on)));
+	}
+	else
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, rp, OSSD_R6, COL_DATA(op->col)));
+	return true;
+}
+
+/* OpExpr returning bool: a comparison or LIKE */
+static bool
+gen_opexpr(QGen *g, Oid opno, Oid inputcollid, Expr *le, Expr *re,
+		   int Lt, int Lf, int Ln)
+{
+	Operand		a,
+				b;
+	int			strategy = 0;
+	OssdOpClass cls;
+
+	if (!get_operand(g, le, &a) || !get_operand(g, re, &b))
+		return false;
+	cls = ossd_classify_operator(opno, inputcollid, a.type, b.type, &strategy);
+	if (cls == OSSD_OPC_NONE)
+	{
+		g->why = "operator not on the whitelist";
+		return false;
+	}
+	if (a.is_const && b.is_const)
+		return false;			/* left to the planner's folding */
+	gen_null_check(g, &a, Ln);
+	gen_null_check(g, &b, Ln);
+	if ((a.is_const && a.c->constisnull) || (b.is_const && b.c->constisnull))
+		return true;			/* already jumped to Ln */
+
+	switch (cls)
+	{
+		case OSSD_OPC_INT:
+		case OSSD_OPC_DATE:
+		case OSSD_OPC_TS:
+			if (!load_scalar(g, &a, OSSD_R7) || !load_scalar(g, &b, OSSD_R8))
+				return false;
+			gen_signed_compare(g, strategy, OSSD_R7, OSSD_R8, Lt, Lf);
+			return true;
+		case OSSD_OPC_DATE_TS:
+			if (!load_scalar(g, &a, OSSD_R7) || !load_scalar(g, &b, OSSD_R8))
+				return false;
+			if (a.type == DATEOID)
+				date_to_ts(g, OSSD_R7);
+			if (b.type == DATEOID)
+				date_to_ts(g, OSSD_R8);
+			gen_signed_compare(g, strategy, OSSD_R7, OSSD_R8, Lt, Lf);
+			return true;
+		case OSSD_OPC_FLOAT:
+			if (!load_scalar(g, &a, OSSD_R1) || !load_scalar(g, &b, OSSD_R2))
+				return false;
+			emit(g, (struct ossd_insn) OSSD_CALL(OSSD_H_FLOAT8_CMP));
+			gen_cmp_result(g, strategy, Lt, Lf);
+			return true;
+		case OSSD_OPC_NUMERIC:
+			if (!load_numeric_ptr(g, &a, OSSD_R1) || !load_numeric_ptr(g, &b, OSSD_R2))
+				return false;
+			emit(g, (struct ossd_insn) OSSD_CALL(OSSD_H_NUMERIC_CMP));
+			gen_cmp_result(g, strategy, Lt, Lf);
+			return true;
+		case OSSD_OPC_TEXT:
+		case OSSD_OPC_BPCHAR:
+			load_bytes(g, &a, OSSD_R1, OSSD_R2);
+			load_bytes(g, &b, OSSD_R3, OSSD_R4);
+			if (strategy == BTEqualStrategyNumber || strategy == OSSD_STRAT_NE)
+			{
+				emit(g, (struct ossd_insn) OSSD_CALL(cls == OSSD_OPC_TEXT ? OSSD_H_TEXT_EQ : OSSD_H_BPCHAR_EQ));
+				emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0),
+						  strategy == BTEqualStrategyNumber ? Lt : Lf);
+				jmp(g, strategy == BTEqualStrategyNumber ? Lf : Lt);
+				return true;
+			}
+			emit(g, (struct ossd_insn) OSSD_CALL(cls == OSSD_OPC_TEXT ? OSSD_H_TEXT_CMP : OSSD_H_BPCHAR_CMP));
+			gen_cmp_result(g, strategy, Lt, Lf);
+			return true;
+		case OSSD_OPC_LIKE:
+		case OSSD_OPC_NOTLIKE:
+			{
+				text	   *pat;
+
+				if (a.is_const || !b.is_const)
+					return false;
+				pat = DatumGetTextPP(b.c->constvalue);
+				if (!ossd_like_pattern_ok(VARDATA_ANY(pat), VARSIZE_ANY_EXHDR(pat)))
+				{
+					g->why = "LIKE pattern with escapes or '_' in a multibyte encoding";
+					return false;
+				}
+				load_bytes(g, &a, OSSD_R1, OSSD_R2);
+				load_bytes(g, &b, OSSD_R3, OSSD_R4);
+				emit(g, (struct ossd_insn) OSSD_CALL(OSSD_H_TEXT_LIKE));
+				emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0),
+						  cls == OSSD_OPC_LIKE ? Lt : Lf);
+				jmp(g, cls == OSSD_OPC_LIKE ? Lf : Lt);
+				return true;
+			}
+		default:
+			return false;
+	}
+}
+
+/* AND (is_and) / OR over args, with a "saw null" flag on the stack */
+static bool
+gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
+{
+	int			slot = stack_alloc(g);
+	ListCell   *lc;
+
+	if (slot == 0)
+	{
+		g->why = "expression too deep";
+		return false;
+	}
+	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 0));
+	foreach(lc, args)
+	{
+		int			Lnext = label_new(g);
+		int			Lsetnull = label_new(g);
+
+		if (is_and)
+		{
+			if (!gen_bool(g, lfirst(lc), Lnext, Lf, Lsetnull))
+				return false;
+		}
+		else
+		{
+			if (!gen_bool(g, lfirst(lc), Lt, Lnext, Lsetnull))
+				return false;
+		}
+		label_place(g, Lsetnull);
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 1));
+		label_place(g, Lnext);
+	}
+	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R10, slot));
+	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
+	jmp(g, is_and ? Lt : Lf);
+	return true;
+}
+
+static bool
+gen_bool(QGen *g, Expr *e, int Lt, int Lf, int Ln)
+{
+	e = strip_relabel(e);
+	if (e == NULL)
+		return false;
+	switch (nodeTag(e))
+	{
+		case T_BoolExpr:
+			{
+				BoolExpr   *b = (BoolExpr *) e;
+
+				if (b->boolop == NOT_EXPR)
+					return gen_bool(g, linitial(b->args), Lf, Lt, Ln);
+				return gen_andor(g, b->args, b->boolop == AND_EXPR, Lt, Lf, Ln);
+			}
+		case T_OpExpr:
+			{
+				OpExpr	   *op = (OpExpr *) e;
+
+				if (list_length(op->args) != 2 || op->opresulttype != BOOLOID)
+					return false;
+				return gen_opexpr(g, op->opno, op->inputcollid,
+								  linitial(op->args), lsecond(op->args), Lt, Lf, Ln);
+			}
+		case T_ScalarArrayOpExpr:
+			{
+				ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) e;
+				Expr	   *arr = strip_relabel(lsecond(sa->args));
+				Const	   *c;
+				ArrayType  *at;
+				Datum	   *elems;
+				bool	   *nulls;
+				int			n;
+				int16		typlen;
+				bool		typbyval;
+				char		typalign;
+				Oid			elemtype;
+				List	   *items = NIL;
+
+				if (!IsA(arr, Const))
+					return false;
+				c = (Const *) arr;
+				if (c->constisnull)
+				{
+					jmp(g, Ln);
+					return true;
+				}
+				at = DatumGetArrayTypeP(c->constvalue);
+				elemtype = ARR_ELEMTYPE(at);
+				if (ARR_NDIM(at) > 1 || list_length(sa->args) != 2)
+					return false;
+				get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+				deconstruct_array(at, elemtype, typlen, typbyval, typalign,
+								  &elems, &nulls, &n);
+				if (n > 256)
+					return false;
+				for (int i = 0; i < n; i++)
+				{
+					Const	   *ec = makeConst(elemtype, -1, c->constcollid, typlen,
+											   elems[i], nulls[i], typbyval);
+					OpExpr	   *oe = makeNode(OpExpr);
+
+					oe->opno = sa->opno;
+					oe->opfuncid = sa->opfuncid;
+					oe->opresulttype = BOOLOID;
+					oe->inputcollid = sa->inputcollid;
+					oe->args = list_make2(linitial(sa->args), ec);
+					oe->location = -1;
+					items = lappend(items, oe);
+				}
+				return gen_andor(g, items, !sa->useOr, Lt, Lf, Ln);
+			}
+		case T_NullTest:
+			{
+				NullTest   *nt = (NullTest *) e;
+				Expr	   *arg = strip_relabel(nt->arg);
+				int			col;
+
+				if (nt->argisrow || !IsA(arg, Var) ||
+					!ossd_type_supported(((Var *) arg)->vartype))
+					return false;
+				col = bind_var(g, (Var *) arg);
+				if (col < 0)
+					return false;
+				emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R6, COL_ISNULL(col)));
+				emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0),
+						  nt->nulltesttype == IS_NULL ? Lt : Lf);
+				jmp(g, nt->nulltesttype == IS_NULL ? Lf : Lt);
+				return true;
+			}
+		case T_BooleanTest:
+			{
+				BooleanTest *bt = (BooleanTest *) e;
+
+				switch (bt->booltesttype)
+				{
+					case IS_TRUE:
+						return gen_bool(g, bt->arg, Lt, Lf, Lf);
+					case IS_NOT_TRUE:
+						return gen_bool(g, bt->arg, Lf, Lt, Lt);
+					case IS_FALSE:
+						return gen_bool(g, bt->arg, Lf, Lt, Lf);
+					case IS_NOT_FALSE:
+						return gen_bool(g, bt->arg, Lt, Lf, Lt);
+					case IS_UNKNOWN:
+						return gen_bool(g, bt->arg, Lf, Lf, Lt);
+					case IS_NOT_UNKNOWN:
+						return gen_bool(g, bt->arg, Lt, Lt, Lf);
+				}
+				return false;
+			}
+		case T_Var:
+			{
+				Var		   *v = (Var *) e;
+				int			col;
+
+				if (v->vartype != BOOLOID)
+					return false;
+				col = bind_var(g, v);
+				if (col < 0)
+					return false;
+				emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R6, COL_ISNULL(col)));
+				emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
+				emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R6, COL_VALUE(col)));
+				emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Lt);
+				jmp(g, Lf);
+				return true;
+			}
+		case T_Const:
+			{
+				Const	   *c = (Const *) e;
+
+				if (c->consttype != BOOLOID)
+					return false;
+				if (c->constisnull)
+					jmp(g, Ln);
+				else
+					jmp(g, DatumGetBool(c->constvalue) ? Lt : Lf);
+				return true;
+			}
+		default:
+			g->why = "node type not on the whitelist";
+			return false;
+	}
+}
+
+/*
+ * Compile the implicit AND of quals into a filter kernel.  Returns false
+ * (with a reason) when any part is not on the whitelist.
+ */
+bool
+ossd_compile_filter(List *quals, Index relid, OssdProgram *out, char **why)
+{
+	QGen		g;
+	int			Lt,
+				Lf;
+	struct ossd_insn *insns;
+	struct ossd_raw_header hdr;
+	bytea	   *img;
+	Size		len;
+	Expr	   *top;
+
+	memset(&g, 0, sizeof(g));
+	g.cap = 64;
+	g.insns = palloc(g.cap * sizeof(struct ossd_insn));
+	g.labcap = 32;
+	g.labels = palloc(g.labcap * sizeof(int));
+	g.fixcap = 32;
+	g.fixups = palloc(g.fixcap * sizeof(Fixup));
+	initStringInfo(&g.rodata);
+	g.relid = relid;
+
+	Lt = label_new(&g);
+	Lf = label_new(&g);
+	g.Lhost = label_new(&g);
+
+	emit(&g, (struct ossd_insn) OSSD_MOV64_REG(OSSD_R6, OSSD_R1));
+	top = list_length(quals) == 1 ? linitial(quals) : make_andclause(quals);
+	if (quals == NIL || !gen_bool(&g, top, Lt, Lf, Lf))
+	{
+		*why = (char *) (g.why ? g.why : "not on the whitelist");
+		return false;
+	}
+	label_place(&g, Lt);
+	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_MATCH));
+	emit(&g, (struct ossd_insn) OSSD_EXIT());
+	label_place(&g, Lf);
+	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_SKIP));
+	emit(&g, (struct ossd_insn) OSSD_EXIT());
+	label_place(&g, g.Lhost);
+	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_TO_HOST));
+	emit(&g, (struct ossd_insn) OSSD_EXIT());
+
+	if (g.ninsns > OSSD_MAX_INSNS)
+	{
+		*why = "kernel too long";
+		return false;
+	}
+	for (int i = 0; i < g.nfixups; i++)
+	{
+		int			target = g.labels[g.fixups[i].label];
+
+		Assert(target >= 0);
+		if (target - (g.fixups[i].insn + 1) > PG_INT16_MAX)
+		{
+			*why = "jump too long";
+			return false;
+		}
+		g.insns[g.fixups[i].insn].off = (int16) (target - (g.fixups[i].insn + 1));
+	}
+	insns = g.insns;
+
+	hdr.magic = OSSD_RAW_MAGIC;
+	hdr.version = 1;
+	hdr.insn_count = g.ninsns;
+	hdr.rodata_len = g.rodata.len;
+	len = sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn) + g.rodata.len;
+	img = palloc(VARHDRSZ + len);
+	SET_VARSIZE(img, VARHDRSZ + len);
+	memcpy(VARDATA(img), &hdr, sizeof(hdr));
+	memcpy(VARDATA(img) + sizeof(hdr), insns, g.ninsns * sizeof(struct ossd_insn));
+	if (g.rodata.len)
+		memcpy(VARDATA(img) + sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn),
+			   g.rodata.data, g.rodata.len);
+
+	out->image = img;
+	out->ninsns = g.ninsns;
+	out->bind = NIL;
+	for (int i = 0; i < g.nbind; i++)
+		out->bind = lappend_int(out->bind, g.bind[i]);
+	return true;
+}
