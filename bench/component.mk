@@ -23,3 +23,21 @@ $(B)/bench/bench_scan: $(BENCH_SCAN_OBJS) $(RT_LIB) | $(RT_EXAMPLES)
 .PHONY: bench-scan
 bench-scan: $(B)/bench/bench_scan
 	bench/scan/run
+
+# bench/ftl-sim: trace-driven FTL simulator linking libossd_ftl (no I/O).
+FTL_SIM_TOOLS := bench/ftl-sim/msr_gen.c bench/ftl-sim/greedy_ref.c
+FTL_SIM_OBJS := $(call objs,bench,$(filter-out $(FTL_SIM_TOOLS),$(wildcard bench/ftl-sim/*.c)))
+$(FTL_SIM_OBJS): CPPFLAGS_bench += -Iftl/include -Iftl
+ALL_TARGETS += $(B)/bench/ftl-sim/ftl-sim $(B)/bench/ftl-sim/ftl-msr-gen $(B)/bench/ftl-sim/ftl-greedy-ref
+TEST_BINS += $(B)/bench/ftl-sim/ftl-sim $(B)/bench/ftl-sim/ftl-msr-gen
+TEST_SUITES += tap:bench/ftl-sim/test-sim.sh
+$(B)/bench/ftl-sim/ftl-sim: $(FTL_SIM_OBJS) $(FTL_LIB)
+	$(CC) $(CFLAGS) -o $@ $(FTL_SIM_OBJS) $(FTL_LIB) -lm -pthread
+$(B)/bench/ftl-sim/ftl-msr-gen: $(B)/bench/ftl-sim/msr_gen.o
+	$(CC) $(CFLAGS) -o $@ $< -lm
+$(B)/bench/ftl-sim/ftl-greedy-ref: $(B)/bench/ftl-sim/greedy_ref.o
+	$(CC) $(CFLAGS) -o $@ $<
+
+.PHONY: bench-ftl-sim
+bench-ftl-sim: $(B)/bench/ftl-sim/ftl-sim $(B)/bench/ftl-sim/ftl-msr-gen $(B)/bench/ftl-sim/ftl-greedy-ref
+	bench/ftl-sim/run

@@ -232,15 +232,17 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
         goto fail;
     }
   recovery_rebuild_from_maps (f);
-  /* a crash can leave few free blocks: reclaim before taking writes */
-  if (f->free_blocks < f->gc_low)
-    gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
   if (mounted)
     {
+      /* the replayed records and pages are only safe to erase once a
+       * checkpoint holds their effect */
       r = ckpt_write (f, false, err);
       if (r < 0)
         goto fail;
     }
+  /* a crash can leave few free blocks: reclaim before taking writes */
+  if (f->free_blocks < f->gc_low)
+    gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
   r = state_write (f, 1);
   if (r < 0)
     {
@@ -470,6 +472,8 @@ int
 ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           size_t len, size_t *nread, ftl_error *err)
 {
+  if (!buf && len)
+    return ftl_fail (err, -EINVAL, "read of %zu bytes without a buffer", len);
   LOCK (f);
   int r = 0;
   if (nread)
@@ -520,8 +524,20 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       if (f->nand.be->ops->stores_data)
         {
           if (a == soff && b == soff + FTL_SECTOR)
-            r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp, 1,
-                                              dst + (a - off));
+            {
+              /* whole sectors stored next to each other in this page (the
+               * common case for 8 KiB pages): one backend read */
+              uint32_t run = 1;
+              while (l + run <= last && p % g->spp + run < g->spp
+                     && ((l + run) << FTL_SECTOR_SHIFT) + FTL_SECTOR
+                     <= off + n
+                     && (f->cfg.mapping_mode == FTL_MAP_RAM)
+                     && map_get (f, o, (uint32_t) (l + run)) == p + run)
+                run++;
+              r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp,
+                                                run, dst + (a - off));
+              l += run - 1;
+            }
           else
             {
               r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp,
@@ -555,6 +571,8 @@ int
 ftl_write (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
            const void *buf, size_t len, ftl_error *err)
 {
+  if (!buf && len)
+    return ftl_fail (err, -EINVAL, "write of %zu bytes without a buffer", len);
   LOCK (f);
   int r = 0;
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
@@ -620,7 +638,8 @@ ftl_get_attr (ftl_t *f, uint64_t pid, uint64_t oid, uint32_t page,
                                 (unsigned long long) oid, page, number));
   if (len)
     *len = a->len;
-  memcpy (buf, a->val, a->len < cap ? a->len : cap);
+  if (buf && cap)
+    memcpy (buf, a->val, a->len < cap ? a->len : cap);
   return UNLOCK (f, 0);
 }
 
@@ -718,6 +737,8 @@ ftl_idle (ftl_t *f, uint64_t budget_ns, ftl_error *err)
         r = ckpt_maybe (f);
       if (r < 0)
         ftl_fail (err, r, "background GC failed: %s", strerror (-r));
+      /* the device was idle for the budget: host time moves on */
+      f->now = t0 + budget_ns;
     }
   return UNLOCK (f, r);
 }

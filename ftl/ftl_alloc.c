@@ -272,7 +272,8 @@ alloc_stream_width (struct ftl *f, int role)
   switch (role)
     {
     case ROLE_HOST:
-      return dies;
+      return f->cfg.stripe_width && f->cfg.stripe_width < dies
+        ? f->cfg.stripe_width : dies;
     case ROLE_GC:
     case ROLE_COLD:
       return dies < 4 ? dies : 4;

@@ -129,6 +129,8 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
   const struct nand_geometry *g = &f->nand.geo;
   size_t bad = 0;
   uint64_t new_sectors;
+  if (!ops && n)
+    return ftl_fail (err, -EINVAL, "batch of %zu ops without ops", n);
   pthread_mutex_lock (&f->lock);
   int r = validate (f, ops, n, &bad, &new_sectors, err);
   if (r == 0 && f->used_sectors + new_sectors > f->capacity_sectors)

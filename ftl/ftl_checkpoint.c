@@ -23,6 +23,7 @@ struct superblock
   uint32_t pace_real_time, channel_mbps;
   uint64_t read_ns, program_ns, erase_ns;
   uint32_t factory_bad_permille, wl_threshold;
+  uint32_t stripe_width, pad;
   uint32_t crc;
 };
 
@@ -55,6 +56,7 @@ sb_write (struct ftl *f, ftl_error *err)
   sb.erase_ns = f->cfg.erase_ns;
   sb.factory_bad_permille = f->cfg.factory_bad_permille;
   sb.wl_threshold = f->cfg.wl_threshold;
+  sb.stripe_width = f->cfg.stripe_width;
   sb.crc = crc32c (0, &sb, offsetof (struct superblock, crc));
   int r = f->nand.be->ops->sys_write (f->nand.be, f->lay.sb_off, &sb,
                                       sizeof sb);
@@ -103,6 +105,7 @@ sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
   cfg->erase_ns = sb.erase_ns;
   cfg->factory_bad_permille = sb.factory_bad_permille;
   cfg->wl_threshold = sb.wl_threshold;
+  cfg->stripe_width = sb.stripe_width;
   return 0;
 }
 
@@ -481,7 +484,15 @@ ckpt_maybe (struct ftl *f)
     r = log_flush (f);
   if (r == 0)
     r = streams_flush_all (f);
-  if (r == 0)
-    r = ckpt_write (f, false, NULL);
-  return r;
+  if (r < 0)
+    return r;
+  if (ckpt_write (f, false, NULL) < 0)
+    {
+      /* not fatal for the operation that triggered it: the log stays live
+       * (recovery still works); back off before trying again */
+      f->pages_since_ckpt = 0;
+      if (f->live_meta_limit < (1u << 30))
+        f->live_meta_limit *= 2;
+    }
+  return 0;
 }

@@ -127,12 +127,16 @@ capacity_compute (const struct ftl_config *cfg, const struct nand_geometry *g,
 {
   uint32_t dies = g->dies;
   uint32_t small = dies < 4 ? dies : 4;
-  uint32_t open_max = dies + 1 + small + small
+  uint32_t host = cfg->stripe_width && cfg->stripe_width < dies
+    ? cfg->stripe_width : dies;
+  uint32_t open_max = host + 1 + small + small
     + (cfg->alloc_policy == FTL_ALLOC_PER_OBJECT ? cfg->max_open_blocks : 0);
-  uint32_t low = small + 3;
+  /* GC reserve: a new block for each GC stream lane + one for the erase
+   * barrier's meta log + one */
+  uint32_t low = small + 2;
   uint32_t good = g->total_blocks - bad;
   uint32_t slack = good / 50 > 2 ? good / 50 : 2;
-  uint32_t spare_min = open_max + low + 2 + slack;
+  uint32_t spare_min = open_max + low + 1 + slack;
   int64_t user = (int64_t) floor (good * (1.0 - cfg->over_provisioning));
   if ((int64_t) good - user < spare_min)
     user = (int64_t) good - spare_min;
@@ -199,11 +203,16 @@ ftl_derive (struct ftl *f, ftl_error *err)
                      "user capacity after over-provisioning and reserves",
                      g->total_blocks);
   f->gc_reserve = low;
-  f->gc_low = low + 2;
+  f->gc_low = low + 1;
   uint32_t extra = g->total_blocks / 32 > 2 ? g->total_blocks / 32 : 2;
   f->gc_high = low + extra;
-  f->ckpt_interval_pages = g->total_pages / 4 > 4096 ? g->total_pages / 4
-    : 4096;
+  /* bounds the crash-recovery replay window (<= 32 Ki pages = 512 MiB at
+   * 16 KiB pages) against checkpoint cost (a few MiB per GiB mapped) */
+  f->ckpt_interval_pages = g->total_pages / 8;
+  if (f->ckpt_interval_pages < 4096)
+    f->ckpt_interval_pages = 4096;
+  if (f->ckpt_interval_pages > 32768)
+    f->ckpt_interval_pages = 32768;
   f->live_meta_limit = g->total_pages / 256 > 16
     ? (uint32_t) (g->total_pages / 256) : 16;
   f->wl_threshold = f->cfg.wl_threshold;

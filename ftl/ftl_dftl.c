@@ -261,7 +261,14 @@ entry_alloc (struct ftl *f, bool host_read)
       if (v == NIL)
         v = c->dirty.tail;
       if (c->e[v].dirty)
-        write_back (f, v, host_read);
+        {
+          /* plain DFTL: the evicted entry's translation page is rewritten
+           * (read-modify-write); other dirty entries stay dirty */
+          uint32_t slot = (uint32_t) (c->e[v].key >> 32);
+          uint32_t ci = (uint32_t) c->e[v].key / f->epc;
+          if (chunk_of (f, c->e[v].key))
+            map_page_write (f, slot, ci, host_read);
+        }
       entry_remove (f, v);
       f->st.map_evictions++;
     }

@@ -8,7 +8,9 @@
  *   - every good block is free (in its die's free heap), open (in exactly
  *     one stream lane) or closed (in the GC bucket of its valid count):
  *     no leaked blocks; the free count agrees;
- *   - every object's partition exists.
+ *   - every object's partition exists;
+ *   - (backends that store data) the OOB of every valid sector, on flash
+ *     or in its write buffer, names the owner the mapping says.
  */
 #include "ftl_internal.h"
 
@@ -32,6 +34,85 @@ problem (struct fsck *c, const char *fmt, ...)
       vsnprintf (c->err->msg, sizeof c->err->msg, fmt, ap);
       va_end (ap);
     }
+}
+
+/* Every valid sector's OOB on flash (or in its write buffer) names the
+ * owner the mapping says: the flash could rebuild this state. */
+static void
+check_oob (struct ftl *f, struct fsck *c)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  uint8_t *oob = malloc ((size_t) g->pages_per_block * g->oob_size);
+  if (!oob)
+    {
+      problem (c, "out of memory for the OOB check");
+      return;
+    }
+  for (uint32_t b = 0; b < g->total_blocks; b++)
+    {
+      struct block_info *bi = &f->blk[b];
+      if (!bi->valid || bi->state == BLK_FREE || bi->state == BLK_BAD)
+        continue;
+      uint64_t first = (uint64_t) b * g->pages_per_block;
+      if (f->nand.be->ops->read_oob (f->nand.be, first, g->pages_per_block,
+                                     oob) < 0)
+        {
+          problem (c, "cannot read the OOB of block %u", b);
+          continue;
+        }
+      for (uint32_t p = 0; p < g->pages_per_block; p++)
+        for (uint32_t s = 0; s < g->spp; s++)
+          {
+            ppa_t ppa = (ppa_t) ((first + p) * g->spp + s);
+            if (!sector_is_valid (f, ppa))
+              continue;
+            struct rmap_entry re = f->rmap[ppa];
+            struct oob_entry *be;
+            if (sector_in_buffer (f, ppa, NULL, &be))
+              {
+                struct ftl_object *o = re.owner < f->objs_cap
+                  ? f->objs[re.owner] : NULL;
+                if (!o || be->kind == SECT_DEAD || be->pid != o->pid
+                    || be->oid != o->oid || be->lpn != re.lpn)
+                  problem (c, "buffered sector %u does not name its owner",
+                           ppa);
+                continue;
+              }
+            const uint8_t *ob = oob + (size_t) p * g->oob_size;
+            struct oob_header h;
+            memcpy (&h, ob, sizeof h);
+            if (h.magic != OOB_MAGIC)
+              {
+                problem (c, "valid sector %u sits in page %llu with no OOB",
+                         ppa, (unsigned long long) (first + p));
+                break;
+              }
+            uint16_t want = re.owner == OWNER_META ? PAGE_META
+              : (re.owner & OWNER_MAPFLAG) ? PAGE_MAP : PAGE_DATA;
+            if (h.kind != want)
+              {
+                problem (c, "page %llu has kind %u, its sectors are owned as "
+                         "kind %u", (unsigned long long) (first + p), h.kind,
+                         want);
+                break;
+              }
+            if (want != PAGE_DATA)
+              break;
+            struct oob_entry e;
+            memcpy (&e, ob + sizeof h + s * sizeof e, sizeof e);
+            struct ftl_object *o = re.owner < f->objs_cap
+              ? f->objs[re.owner] : NULL;
+            if (!o || (e.kind != SECT_DATA && e.kind != SECT_COPY)
+                || e.pid != o->pid || e.oid != o->oid || e.lpn != re.lpn)
+              problem (c, "OOB of sector %u names %llu:%llu lpn %u kind %u, "
+                       "the mapping says %llu:%llu lpn %u", ppa,
+                       (unsigned long long) e.pid, (unsigned long long) e.oid,
+                       e.lpn, e.kind,
+                       (unsigned long long) (o ? o->pid : 0),
+                       (unsigned long long) (o ? o->oid : 0), re.lpn);
+          }
+    }
+  free (oob);
 }
 
 int
@@ -260,6 +341,8 @@ ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
         problem (&c, "block %u state %u disagrees with its list", b,
                  bi->state);
     }
+  if (f->nand.be->ops->stores_data)
+    check_oob (f, &c);
   free (seen);
   free (bvalid);
   free (where);

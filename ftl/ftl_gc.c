@@ -285,8 +285,18 @@ gc_foreground (struct ftl *f)
 {
   if (f->free_blocks >= f->gc_low || f->gc_running || f->in_batch)
     return 0;
-  int r = gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
-  if (r == 0)
-    r = wear_static_check (f, 0);   /* rate-limited inside */
+  /* when static wear levelling is due, collect enough for its moves too */
+  bool wl_due = f->wl_threshold && f->erases_since_wl_check >= 8;
+  uint32_t want = f->gc_low + 2
+    + (wl_due ? alloc_stream_width (f, ROLE_COLD) + 1 : 0);
+  int r = gc_collect (f, UINT32_MAX, want, 0);
+  if (wl_due && (r == 0 || r == -ENOSPC))
+    {
+      int r2 = wear_static_check (f, 0);
+      if (r2 < 0)
+        return r2;
+      if (f->free_blocks < f->gc_low)
+        r = gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
+    }
   return r;
 }

@@ -240,7 +240,6 @@ struct ftl_stream
   uint32_t fill;              /* sectors appended */
   uint8_t *data;              /* page_size (NULL if backend keeps no data) */
   struct oob_entry ent[FTL_MAX_SPP];
-  uint32_t superseded[FTL_MAX_SPP]; /* unused for now */
 };
 
 /* ---- blocks -------------------------------------------------------- */
@@ -435,7 +434,6 @@ static inline ppa_t map_get (struct ftl *f, struct ftl_object *o, uint32_t lpn)
   return o->chunks[c]->ppa[lpn % f->epc];
 }
 int map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa);
-void map_free_all (struct ftl *f, struct ftl_object *o);
 int map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn);
 int dftl_init (struct ftl *f);
 void dftl_fini (struct ftl *f);

@@ -73,16 +73,3 @@ map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa)
     }
   return 0;
 }
-
-void
-map_free_all (struct ftl *f, struct ftl_object *o)
-{
-  for (uint32_t c = 0; c < o->nchunks; c++)
-    {
-      free (o->chunks[c]);
-      o->chunks[c] = NULL;
-    }
-  free (o->chunks);
-  o->chunks = NULL;
-  o->nchunks = 0;
-}

@@ -71,7 +71,7 @@ wear_migrate_one (struct ftl *f)
     }
   if (coldest == BLOCK_NONE
       || maxec - f->blk[coldest].erase_count < f->wl_threshold
-      || f->free_blocks < f->gc_low + 2)
+      || f->free_blocks < f->gc_low + alloc_stream_width (f, ROLE_COLD) + 1)
     return 0;
   f->gc_running = true;
   block_bucket_remove (f, coldest);

@@ -42,7 +42,7 @@ nand_file_layout_compute (const struct nand_geometry *g,
   /* A checkpoint holds the mapping (<= 8 bytes per sector with the sparse
    * chunk encoding), block table and object descriptors; slots are holes
    * until used, so they are sized generously. */
-  lay->ckpt_slot_size = align_up ((256ull << 20) + g->total_sectors * 12
+  lay->ckpt_slot_size = align_up ((1ull << 30) + g->total_sectors * 12
                                   + (uint64_t) g->total_blocks * 8, 1u << 20);
   lay->ckpt_off[0] = align_up (data_end, 1u << 20);
   lay->ckpt_off[1] = lay->ckpt_off[0] + lay->ckpt_slot_size;

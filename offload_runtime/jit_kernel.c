@@ -133,6 +133,24 @@ ossd_jit_compile (const struct ossd_prog *prog, struct ossd_jit_kernel **out,
   return ossd_jit_compile_opts (prog, NULL, out, err, errlen);
 }
 
+int
+ossd_jit_warm_up (char *err, size_t errlen)
+{
+  static const struct ossd_insn warm[] = {
+    OSSD_MOV64_REG (6, 1), OSSD_LDX_MEM (OSSD_BPF_DW, 1, 6, offsetof (struct ossd_kctx, col[0].value)),
+    OSSD_MOV64_IMM (2, 0), OSSD_CALL (OSSD_H_DATE_CMP), OSSD_JMP_IMM (OSSD_BPF_JSGT, 0, 0, 1),
+    OSSD_MOV64_IMM (0, 0), OSSD_EXIT (),
+  };
+  struct ossd_prog *p;
+  struct ossd_jit_kernel *k;
+  int rc = ossd_prog_from_insns (warm, sizeof warm / sizeof warm[0], NULL, 0, &p, err, errlen);
+  if (rc == 0 && (rc = ossd_prog_verify (p, err, errlen)) == 0
+      && (rc = ossd_jit_compile (p, &k, err, errlen)) == 0)
+    ossd_jit_release (k);
+  ossd_prog_free (p);
+  return rc;
+}
+
 int64_t
 ossd_jit_run (const struct ossd_jit_kernel *k, struct ossd_kctx *ctx,
               struct ossd_exec_state *st)

@@ -247,13 +247,15 @@ lift_jmp (struct ossd_jit_lifter *L, uint32_t pc, char *err, size_t errlen)
     }
   bool gotol = OSSD_BPF_CLASS (in->code) == OSSD_BPF_JMP32 && op == OSSD_BPF_JA;
   int64_t t = (int64_t) pc + 1 + (gotol ? in->imm : in->off);
-  if (t < 0 || t >= L->cfg->n || pc + 1 >= L->cfg->n)
+  if (t < 0 || t >= L->cfg->n)
     return ossd_rt_err (err, errlen, -EINVAL, "jit: insn %u: jump out of range", pc);
   if (op == OSSD_BPF_JA)
     {
       LLVMBuildBr (L->b, target_block (L, (uint32_t) t));
       return 1;
     }
+  if (pc + 1 >= L->cfg->n)
+    return ossd_rt_err (err, errlen, -EINVAL, "jit: insn %u: conditional jump at the end", pc);
   if (op > OSSD_BPF_JSLE)
     return ossd_rt_err (err, errlen, -EINVAL, "jit: insn %u: invalid jump op 0x%x", pc, op);
   LLVMBasicBlockRef tb = target_block (L, (uint32_t) t);
@@ -295,6 +297,9 @@ build_frame (struct ossd_jit_lifter *L)
   LLVMTypeRef params[2] = { L->i8p, L->i8p };
   LLVMTypeRef fty = LLVMFunctionType (L->i64, params, 2, 0);
   L->fn = LLVMAddFunction (L->mod, OSSD_JIT_FN_NAME, fty);
+  unsigned nounwind = LLVMGetEnumAttributeKindForName ("nounwind", 8);
+  LLVMAddAttributeAtIndex (L->fn, LLVMAttributeFunctionIndex,
+                           LLVMCreateEnumAttribute (L->cx, nounwind, 0));
   L->ctx = LLVMGetParam (L->fn, 0);
   L->st = LLVMGetParam (L->fn, 1);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext (L->cx, L->fn, "entry");

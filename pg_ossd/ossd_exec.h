@@ -62,6 +62,7 @@ typedef struct OssdScanState
 	int			nproj;
 	AttrNumber *proj_attnos;
 	bool	   *proj_byval;
+	void	   *vals;			/* struct ossd_value_view[nproj] */
 	AttrNumber	max_attr;		/* highest attribute read on the host */
 	ExprState  *device_qual;	/* the pushed quals, for host-side tuples */
 	List	   *device_exprs;
@@ -89,6 +90,7 @@ typedef struct OssdScanState
 	size_t		hrow_pos;
 	bool		cur_rows_done;
 
+	TupleTableSlot *rel_slot;	/* virtual, relation's rowtype */
 	TupleTableSlot *buf_slot;	/* BufferHeapTuple: host pages */
 	TupleTableSlot *tup_slot;	/* HeapTuple: host rows from the drive */
 

@@ -21,6 +21,7 @@
 #include "catalog/pg_proc_d.h"
 #include "catalog/pg_type_d.h"
 #include "mb/pg_wchar.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
@@ -110,7 +111,7 @@ ossd_classify_operator(Oid opno, Oid inputcollid, Oid ltype, Oid rtype,
 		if (s < BTLessStrategyNumber || s > OSSD_STRAT_NE)
 			continue;
 		*strategy = s;
-		switch (bi->opfamily)
+		switch (bi->opfamily_id)
 		{
 			case INTEGER_BTREE_FAM_OID:
 				if (is_int_type(ltype) && is_int_type(rtype))
@@ -183,4 +184,49 @@ ossd_like_pattern_ok(const char *pat, int len)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * ossd_filter('kernel', col, col, ...) with a constant name and columns of
+ * the scanned relation as arguments: the deployed kernel can run on the
+ * drive, with ctx->col[i] bound to the i-th column.  Returns the name and
+ * the attnos, or NULL.
+ */
+char *
+ossd_kernel_call(Expr *expr, Index relid, List **attnos)
+{
+	FuncExpr   *f;
+	Const	   *c;
+	char	   *fname;
+	ListCell   *lc;
+	List	   *res = NIL;
+
+	if (!IsA(expr, FuncExpr))
+		return NULL;
+	f = (FuncExpr *) expr;
+	fname = get_func_name(f->funcid);
+	if (fname == NULL || strcmp(fname, "ossd_filter") != 0 || f->funcresulttype != BOOLOID)
+		return NULL;
+	if (list_length(f->args) < 2 || list_length(f->args) > 33 || !IsA(linitial(f->args), Const))
+		return NULL;
+	c = linitial(f->args);
+	if (c->constisnull || c->consttype != TEXTOID)
+		return NULL;
+	for_each_from(lc, f->args, 1)
+	{
+		Expr	   *a = lfirst(lc);
+		Var		   *v;
+
+		while (IsA(a, RelabelType))
+			a = ((RelabelType *) a)->arg;
+		if (!IsA(a, Var))
+			return NULL;
+		v = (Var *) a;
+		if (v->varno != relid || v->varlevelsup != 0 || v->varattno <= 0 ||
+			!ossd_type_supported(v->vartype))
+			return NULL;
+		res = lappend_int(res, v->varattno);
+	}
+	*attnos = res;
+	return TextDatumGetCString(c->constvalue);
 }

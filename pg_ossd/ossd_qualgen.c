@@ -28,6 +28,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/numeric.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
@@ -758,5 +759,250 @@ ossd_compile_filter(List *quals, Index relid, OssdProgram *out, char **why)
 	out->bind = NIL;
 	for (int i = 0; i < g.nbind; i++)
 		out->bind = lappend_int(out->bind, g.bind[i]);
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Map kernels: output columns for device-side aggregation.
+ *
+ * Each output is a Var (passed through: by-value types and numeric) or a
+ * numeric expression of Vars and constants built from +, - and * (the
+ * numeric helpers are exact and keep PostgreSQL's result scales; overflow
+ * hands the row to the host).  A NULL input makes the output NULL, as
+ * these operators are strict.
+ * ---------------------------------------------------------------------
+ */
+#define OUT_OFF(i)		((int) (offsetof(struct ossd_kctx, out) + (i) * sizeof(struct ossd_outcol)))
+#define OUT_VALUE(i)	(OUT_OFF(i) + (int) offsetof(struct ossd_outcol, value))
+#define OUT_NUM(i)		(OUT_OFF(i) + (int) offsetof(struct ossd_outcol, num))
+#define OUT_ISNULL(i)	(OUT_OFF(i) + (int) offsetof(struct ossd_outcol, isnull))
+
+#define F_NUMERIC_ADD_OID	1724
+#define F_NUMERIC_SUB_OID	1725
+#define F_NUMERIC_MUL_OID	1726
+
+typedef struct NumLoc
+{
+	int			kind;			/* 0 column data, 1 stack, 2 rodata */
+	int			off;			/* column index, stack offset or rodata offset */
+} NumLoc;
+
+static void
+numloc_ptr(QGen *g, NumLoc *l, int reg)
+{
+	if (l->kind == 0)
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, reg, OSSD_R6, COL_DATA(l->off)));
+	else if (l->kind == 1)
+	{
+		emit(g, (struct ossd_insn) OSSD_MOV64_REG(reg, OSSD_R10));
+		emit(g, (struct ossd_insn) OSSD_ALU64_IMM(OSSD_BPF_ADD, reg, l->off));
+	}
+	else
+		emit_rodata_ptr(g, reg, l->off);
+}
+
+/* collect null checks of every Var of a numeric expression */
+static bool
+map_null_checks(QGen *g, Expr *e, int Lnull)
+{
+	e = strip_relabel(e);
+	if (IsA(e, Var))
+	{
+		int			col = bind_var(g, (Var *) e);
+
+		if (col < 0)
+			return false;
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R6, COL_ISNULL(col)));
+		emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Lnull);
+		return true;
+	}
+	if (IsA(e, Const))
+	{
+		if (((Const *) e)->constisnull)
+			jmp(g, Lnull);
+		return true;
+	}
+	if (IsA(e, OpExpr))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((OpExpr *) e)->args)
+			if (!map_null_checks(g, lfirst(lc), Lnull))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static bool
+gen_num(QGen *g, Expr *e, NumLoc *out)
+{
+	e = strip_relabel(e);
+	if (exprType((Node *) e) != NUMERICOID)
+		return false;
+	if (IsA(e, Var))
+	{
+		out->kind = 0;
+		out->off = bind_var(g, (Var *) e);
+		return out->off >= 0;
+	}
+	if (IsA(e, Const))
+	{
+		Const	   *c = (Const *) e;
+		Numeric		n;
+		struct ossd_numeric on;
+
+		if (c->constisnull)
+			return false;
+		n = DatumGetNumeric(c->constvalue);
+		if (ossd_numeric_from_pg(VARDATA_ANY(n), VARSIZE_ANY_EXHDR(n), &on) != 0)
+			return false;
+		out->kind = 2;
+		out->off = rodata_add(g, &on, sizeof(on));
+		return true;
+	}
+	if (IsA(e, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) e;
+		NumLoc		a,
+					b;
+		int			helper;
+
+		if (op->opfuncid == F_NUMERIC_ADD_OID)
+			helper = OSSD_H_NUMERIC_ADD;
+		else if (op->opfuncid == F_NUMERIC_SUB_OID)
+			helper = OSSD_H_NUMERIC_SUB;
+		else if (op->opfuncid == F_NUMERIC_MUL_OID)
+			helper = OSSD_H_NUMERIC_MUL;
+		else
+			return false;
+		if (list_length(op->args) != 2 ||
+			!gen_num(g, linitial(op->args), &a) || !gen_num(g, lsecond(op->args), &b))
+			return false;
+		if (g->stack + 24 > OSSD_STACK_SIZE)
+			return false;
+		g->stack += 24;
+		out->kind = 1;
+		out->off = -g->stack;
+		numloc_ptr(g, &a, OSSD_R1);
+		numloc_ptr(g, &b, OSSD_R2);
+		numloc_ptr(g, out, OSSD_R3);
+		emit(g, (struct ossd_insn) OSSD_CALL(helper));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Compile a map kernel computing `exprs` into ctx->out[0..n-1].  The
+ * output types are the expressions' types.
+ */
+bool
+ossd_compile_map(List *exprs, Index relid, List *prebind, OssdProgram *out,
+				 char **why)
+{
+	QGen		g;
+	ListCell   *lc;
+	int			i = 0;
+	struct ossd_raw_header hdr;
+	bytea	   *img;
+	Size		len;
+
+	memset(&g, 0, sizeof(g));
+	g.cap = 64;
+	g.insns = palloc(g.cap * sizeof(struct ossd_insn));
+	g.labcap = 32;
+	g.labels = palloc(g.labcap * sizeof(int));
+	g.fixcap = 32;
+	g.fixups = palloc(g.fixcap * sizeof(Fixup));
+	initStringInfo(&g.rodata);
+	g.relid = relid;
+	g.Lhost = label_new(&g);
+	foreach(lc, prebind)
+		g.bind[g.nbind++] = lfirst_int(lc);
+
+	emit(&g, (struct ossd_insn) OSSD_MOV64_REG(OSSD_R6, OSSD_R1));
+	foreach(lc, exprs)
+	{
+		Expr	   *e = strip_relabel(lfirst(lc));
+		Oid			t = exprType((Node *) e);
+		int			Lnull = label_new(&g);
+		int			Lnext = label_new(&g);
+
+		if (i >= OSSD_KCTX_MAX_OUT)
+			return false;
+		if (!map_null_checks(&g, e, Lnull))
+		{
+			*why = "map output not on the whitelist";
+			return false;
+		}
+		if (t == NUMERICOID)
+		{
+			NumLoc		l;
+
+			if (!gen_num(&g, e, &l))
+			{
+				*why = "numeric expression not on the whitelist";
+				return false;
+			}
+			numloc_ptr(&g, &l, OSSD_R1);
+			for (int w = 0; w < 3; w++)
+			{
+				emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R1, w * 8));
+				emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_NUM(i) + w * 8));
+			}
+		}
+		else if (IsA(e, Var) && (t == INT2OID || t == INT4OID || t == INT8OID ||
+								 t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID ||
+								 t == BOOLOID))
+		{
+			int			col = bind_var(&g, (Var *) e);
+
+			if (col < 0)
+				return false;
+			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R6, COL_VALUE(col)));
+			emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
+		}
+		else
+		{
+			*why = "map output type not supported";
+			return false;
+		}
+		emit(&g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 0));
+		jmp(&g, Lnext);
+		label_place(&g, Lnull);
+		emit(&g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
+		label_place(&g, Lnext);
+		i++;
+	}
+	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_MATCH));
+	emit(&g, (struct ossd_insn) OSSD_EXIT());
+	label_place(&g, g.Lhost);
+	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_TO_HOST));
+	emit(&g, (struct ossd_insn) OSSD_EXIT());
+
+	for (int k = 0; k < g.nfixups; k++)
+	{
+		int			target = g.labels[g.fixups[k].label];
+
+		g.insns[g.fixups[k].insn].off = (int16) (target - (g.fixups[k].insn + 1));
+	}
+	hdr.magic = OSSD_RAW_MAGIC;
+	hdr.version = 1;
+	hdr.insn_count = g.ninsns;
+	hdr.rodata_len = g.rodata.len;
+	len = sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn) + g.rodata.len;
+	img = palloc(VARHDRSZ + len);
+	SET_VARSIZE(img, VARHDRSZ + len);
+	memcpy(VARDATA(img), &hdr, sizeof(hdr));
+	memcpy(VARDATA(img) + sizeof(hdr), g.insns, g.ninsns * sizeof(struct ossd_insn));
+	if (g.rodata.len)
+		memcpy(VARDATA(img) + sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn),
+			   g.rodata.data, g.rodata.len);
+	out->image = img;
+	out->ninsns = g.ninsns;
+	out->bind = NIL;
+	for (int k = 0; k < g.nbind; k++)
+		out->bind = lappend_int(out->bind, g.bind[k]);
 	return true;
 }

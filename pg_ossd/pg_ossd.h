@@ -78,7 +78,7 @@ extern OssdOpClass ossd_classify_operator(Oid opno, Oid inputcollid,
 										  Oid ltype, Oid rtype, int *strategy);
 extern bool ossd_type_supported(Oid typid);
 extern bool ossd_qual_pushable(Expr *expr, Index relid);
-extern bool ossd_is_ossd_filter_call(Expr *expr);
+extern char *ossd_kernel_call(Expr *expr, Index relid, List **attnos);
 
 /* ossd_qualgen.c */
 typedef struct OssdProgram
@@ -87,6 +87,8 @@ typedef struct OssdProgram
 	List	   *bind;			/* Integer attnos: ctx->col[i] */
 	int			ninsns;
 } OssdProgram;
+extern bool ossd_compile_map(List *exprs, Index relid, List *prebind,
+							 OssdProgram *out, char **why);
 extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
 								char **why);
 

@@ -242,9 +242,11 @@ report_json (struct sim *s, FILE *out, double wall_s, uint64_t rss0,
            (unsigned long long) s->trace_skipped);
   fprintf (out, " \"sim\":{\"wall_s\":%.3f,\"measured_wall_s\":%.3f,"
            "\"sector_ops_per_wall_s\":%.0f,\"requests_per_wall_s\":%.0f,"
+           "\"internal_sector_ops_per_wall_s\":%.0f,"
            "\"rss_before_kib\":%llu,\"rss_after_kib\":%llu,"
            "\"mib_rss_per_raw_gib\":%.3f}}\n", wall_s, mwall,
            mwall > 0 ? sect / mwall : 0, mwall > 0 ? hops / mwall : 0,
+           mwall > 0 ? (sect + st.gc_valid_copies) / mwall : 0,
            (unsigned long long) rss0, (unsigned long long) rss1,
            raw > 0 ? ((double) rss1 - (double) rss0) / 1024.0
            / (raw / 1073741824.0) : 0);

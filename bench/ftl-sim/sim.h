@@ -53,7 +53,7 @@ struct sim_opts
   double pre_tol;             /* steady state: window WAF within +-tol */
   /* output */
   const char *csv, *cdf, *label;
-  bool json, progress, quiet;
+  bool json, progress, quiet, fsck;
   uint64_t sample_ops;        /* ops per time-series row (0 = auto) */
   uint64_t seed;
   uint64_t idle_every;        /* call ftl_idle every N ops (0 = never) */

@@ -140,7 +140,7 @@ run_volume (struct sim *s)
     }
   if (o->read_pct > 0 && !o->precondition && (r = fill_span (s, units)) < 0)
     return r;
-  struct zipf z;
+  struct zipf z = { 0 };
   if (o->wl == WL_ZIPF && (r = zipf_init (&z, units, o->zipf_theta)) < 0)
     return r;
   if ((r = sim_measure_begin (s)) < 0)

@@ -16,7 +16,7 @@
  * all alike; medians are reported.
  *
  *   bench_scan [--rows N] [--rounds R] [--kernel-rows N] [--csv FILE]
- *              [--examples DIR] [--quiet] [--help]
+ *              [--jit-opt L] [--examples DIR] [--quiet] [--help]
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,6 +39,7 @@ enum { ENG_C, ENG_INTERP, ENG_JIT, NENG };
 static const char *eng_name[NENG] = { "c", "interp", "jit" };
 
 static bool quiet;
+static struct ossd_jit_options jit_opt = { .opt_level = 2 };
 
 static double
 now (void)
@@ -55,6 +56,15 @@ cpu_now (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the whole process (all worker threads) */
+static double
+proc_cpu (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -183,9 +193,11 @@ sink (void *arg, const struct ossd_scan_chunk *ch)
   return 0;
 }
 
-/* One full scan; returns seconds, checks the answer. */
+/* One full scan; returns wall seconds (*cpu: process CPU seconds),
+ * checks the answer. */
 static double
-run_scan (const struct lineitem *li, const struct engine *e, uint32_t workers, const char *what)
+run_scan (const struct lineitem *li, const struct engine *e, uint32_t workers, const char *what,
+          double *cpu)
 {
   static const uint16_t bind[] = { LI_SHIPDATE, LI_DISCOUNT, LI_QUANTITY, LI_EXTENDEDPRICE };
   static const struct ossd_scan_outcol outs[] = { { OSSD_PG_NUMERICOID, -1, 4, false, -1 } };
@@ -201,10 +213,12 @@ run_scan (const struct lineitem *li, const struct engine *e, uint32_t workers, c
   };
   char err[256] = "";
   struct ossd_scan_counters tot;
-  double t0 = now ();
+  double t0 = now (), c0 = proc_cpu ();
   if (ossd_scan_run (&q, &tot, err, sizeof err) != 0)
     die (what, err);
   double t = now () - t0;
+  if (cpu)
+    *cpu = proc_cpu () - c0;
 
   /* the answer: sum the partial groups (one per worker) */
   int64_t sum = 0, count = 0;
@@ -280,7 +294,7 @@ jit (const struct ossd_prog *p, const char *what, double *ms, double *cpu_ms)
 {
   struct ossd_jit_kernel *k;
   char err[256];
-  if (ossd_jit_compile (p, &k, err, sizeof err) != 0)
+  if (ossd_jit_compile_opts (p, &jit_opt, &k, err, sizeof err) != 0)
     die (what, err);
   struct ossd_jit_stats s;
   ossd_jit_kernel_stats (k, &s);
@@ -294,13 +308,14 @@ static void
 usage (FILE *f)
 {
   fprintf (f, "usage: bench_scan [--rows N] [--rounds R] [--kernel-rows N] [--csv FILE]\n"
-              "                  [--examples DIR] [--quiet] [--help]\n"
+              "                  [--jit-opt L] [--examples DIR] [--quiet] [--help]\n"
               "TPC-H Q6 filter + sum over in-memory lineitem heap pages: interpreter, LLVM JIT\n"
               "and hand-written C, 1 and 2 scan workers, in one run.\n"
               "  --rows N         lineitem rows (default 600000)\n"
               "  --rounds R       rounds per configuration, medians reported (default 5)\n"
               "  --kernel-rows N  rows for the kernels-only measurement (default 2000000)\n"
               "  --csv FILE       write measurements as CSV\n"
+              "  --jit-opt L      JIT IR optimisation: 0 none, 1 light, 2 default<O2> (default 2)\n"
               "  --examples DIR   where q6_filter.o is (default %s)\n", OSSD_RT_EXAMPLES_DIR);
 }
 
@@ -328,6 +343,8 @@ main (int argc, char **argv)
         rounds = atoi (argv[++i]);
       else if (v && !strcmp (a, "--csv"))
         csv = argv[++i];
+      else if (v && !strcmp (a, "--jit-opt"))
+        jit_opt.opt_level = atoi (argv[++i]);
       else if (v && !strcmp (a, "--examples"))
         exdir = argv[++i];
       else
@@ -393,22 +410,25 @@ main (int argc, char **argv)
 
   /* ---- measurements ---- */
   double ceil_before = two_thread_ceiling ();
-  double *kt[NENG], *st[NENG][2];
+  double *kt[NENG], *st[NENG][2], *sc[NENG][2];
   for (int e = 0; e < NENG; e++)
     {
       kt[e] = calloc (rounds, sizeof (double));
-      st[e][0] = calloc (rounds, sizeof (double));
-      st[e][1] = calloc (rounds, sizeof (double));
+      for (int w = 0; w < 2; w++)
+        {
+          st[e][w] = calloc (rounds, sizeof (double));
+          sc[e][w] = calloc (rounds, sizeof (double));
+        }
     }
   FILE *cf = csv ? fopen (csv, "w") : NULL;
   if (csv && !cf)
     die (csv, strerror (errno));
   if (cf)
-    fprintf (cf, "section,engine,workers,round,seconds,rows_per_s,mb_per_s\n");
+    fprintf (cf, "section,engine,workers,round,seconds,rows_per_s,mb_per_s,cpu_seconds\n");
   for (int e = 0; e < NENG; e++)                /* warm-up, and the answer check */
     {
       run_kernels (&li, li.nrows, &eng[e], eng_name[e]);
-      run_scan (&li, &eng[e], 1, eng_name[e]);
+      run_scan (&li, &eng[e], 1, eng_name[e], NULL);
     }
   for (int r = 0; r < rounds; r++)
     {
@@ -420,10 +440,10 @@ main (int argc, char **argv)
             fprintf (cf, "kernels,%s,1,%d,%.6f,%.0f,\n", eng_name[e], r, kt[e][r], krows / kt[e][r]);
           for (int w = 0; w < 2; w++)
             {
-              st[e][w][r] = run_scan (&li, &eng[e], w + 1, eng_name[e]);
+              st[e][w][r] = run_scan (&li, &eng[e], w + 1, eng_name[e], &sc[e][w][r]);
               if (cf)
-                fprintf (cf, "scan,%s,%d,%d,%.6f,%.0f,%.1f\n", eng_name[e], w + 1, r, st[e][w][r],
-                         li.nrows / st[e][w][r], mb / st[e][w][r]);
+                fprintf (cf, "scan,%s,%d,%d,%.6f,%.0f,%.1f,%.6f\n", eng_name[e], w + 1, r,
+                         st[e][w][r], li.nrows / st[e][w][r], mb / st[e][w][r], sc[e][w][r]);
               progress (" %s/%dw %.0f ms", eng_name[e], w + 1, st[e][w][r] * 1e3);
             }
         }
@@ -434,7 +454,7 @@ main (int argc, char **argv)
 
   /* ---- report: best of R (least disturbed by other load on the machine)
    * and median ---- */
-  double kb[NENG], kmed[NENG], sb[NENG][2], smed[NENG][2];
+  double kb[NENG], kmed[NENG], sb[NENG][2], smed[NENG][2], scb[NENG][2];
   for (int e = 0; e < NENG; e++)
     {
       kb[e] = best (kt[e], rounds);
@@ -443,16 +463,18 @@ main (int argc, char **argv)
         {
           sb[e][w] = best (st[e][w], rounds);
           smed[e][w] = median (st[e][w], rounds);
+          scb[e][w] = best (sc[e][w], rounds);
         }
     }
   printf ("\nwhole scan (best / median of %d rounds; page checks, visibility, deform, numeric "
           "conversion, kernels, sum; wall clock):\n", rounds);
-  printf ("  %-7s %7s %12s %12s %10s %10s\n", "engine", "workers", "rows/s best", "rows/s med",
-          "MB/s best", "vs C best");
+  printf ("  %-7s %7s %12s %12s %10s %10s %12s\n", "engine", "workers", "rows/s best",
+          "rows/s med", "MB/s best", "vs C best", "CPU ms best");
   for (int e = 0; e < NENG; e++)
     for (int w = 0; w < 2; w++)
-      printf ("  %-7s %7d %12.0f %12.0f %10.1f %9.2fx\n", eng_name[e], w + 1, li.nrows / sb[e][w],
-              li.nrows / smed[e][w], mb / sb[e][w], sb[ENG_C][w] / sb[e][w]);
+      printf ("  %-7s %7d %12.0f %12.0f %10.1f %9.2fx %12.1f\n", eng_name[e], w + 1,
+              li.nrows / sb[e][w], li.nrows / smed[e][w], mb / sb[e][w], sb[ENG_C][w] / sb[e][w],
+              scb[e][w] * 1e3);
   printf ("kernels only over pre-deformed rows (best / median of %d rounds, %llu rows, 1 thread, "
           "CPU time):\n", rounds, (unsigned long long) krows);
   printf ("  %-7s %12s %12s %10s %10s\n", "engine", "rows/s best", "rows/s med", "ns/row",
@@ -471,12 +493,14 @@ main (int argc, char **argv)
   printf ("  JIT vs interpreter: whole scan %.2fx, kernels only %.2fx\n",
           sb[ENG_INTERP][0] / sb[ENG_JIT][0], kb[ENG_INTERP] / kb[ENG_JIT]);
   printf ("  JIT compile of q6_filter, warm median:         %.2f ms wall, %.2f ms CPU (target < 20 ms: "
-          "%s; first compile in the process %.2f ms)\n", med_f, median (warm_fc, NCOMP),
-          med_f < 20 ? "met" : "MISSED", cold_f);
+          "%s; first compile in the process %.2f ms, without ossd_jit_warm_up)\n", med_f,
+          median (warm_fc, NCOMP), med_f < 20 ? "met" : "MISSED", cold_f);
   printf ("  2 workers vs 1, JIT:                           %.2fx  (target >= 1.7x: %s)\n", r_2w,
           r_2w >= 1.7 ? "met" : "MISSED");
   printf ("  2 workers vs 1, interpreter / C:               %.2fx / %.2fx\n",
           sb[ENG_INTERP][0] / sb[ENG_INTERP][1], sb[ENG_C][0] / sb[ENG_C][1]);
+  printf ("  CPU time of a 2-worker scan vs a 1-worker scan, JIT: %.2fx  (1.00x = no parallel "
+          "overhead: 2 free cores would give ~2x)\n", scb[ENG_JIT][1] / scb[ENG_JIT][0]);
   printf ("  2 threads vs 1 on a pure compute loop now:    %.2fx  (what this machine gives at the "
           "moment; measured before the scans: %.2fx)\n", two_thread_ceiling (), ceil_before);
   double la[3];
@@ -487,8 +511,11 @@ main (int argc, char **argv)
   for (int e = 0; e < NENG; e++)
     {
       free (kt[e]);
-      free (st[e][0]);
-      free (st[e][1]);
+      for (int w = 0; w < 2; w++)
+        {
+          free (st[e][w]);
+          free (sc[e][w]);
+        }
     }
   ossd_jit_release (kf);
   ossd_jit_release (km);

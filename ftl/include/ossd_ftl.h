@@ -18,6 +18,26 @@
  * - Durability: data and metadata acknowledged by ftl_flush() survive a
  *   kill -9 of the process.  Nothing written after the last flush may
  *   corrupt what was flushed before it.
+ *
+ * Implementation notes (the ftl/ sources)
+ * - Backends by image path: a file path = sparse image (pread/pwrite,
+ *   ftl_flush = fdatasync); NULL or "" = RAM; "none:" = metadata only
+ *   (simulation: no data kept, reads return zeros, not reopenable).
+ * - Locking: one mutex per ftl_t serialises every call (GC runs inside the
+ *   call that needs it, or in ftl_idle).
+ * - Mapping unit is 4 KiB: a 16 KiB flash page holds 4 sectors packed by a
+ *   write buffer, so 8 KiB writes need no read-modify-write; writes that
+ *   are not 4 KiB aligned read-modify-write their edge sectors.
+ * - RAM use: about 12 bytes per 4 KiB of raw flash (valid bitmap, reverse
+ *   map, mapping) ~ 3 MiB per GiB, plus ~200 bytes per object; DFTL modes
+ *   add ~40 bytes per cached mapping entry.
+ * - ftl_flush programs partly filled pages (padding) and syncs: flushing
+ *   after every 4 KiB write costs a flash page each time.
+ * - ftl_open of a cleanly closed image loads a checkpoint (no scan); after
+ *   a crash it scans the OOB area and replays at most ~512 MiB of writes.
+ * - Statistics count 4 KiB sectors for host_reads/host_writes; waf is NAND
+ *   sectors programmed (pages x sectors per page, incl. GC copies, index
+ *   and translation pages and padding) per host sector written.
  */
 #ifndef OSSD_FTL_H
 #define OSSD_FTL_H
@@ -82,6 +102,8 @@ struct ftl_config
   uint32_t channel_mbps;      /* channel transfer rate, MB/s */
   uint32_t factory_bad_permille;   /* blocks marked bad at format */
   uint32_t wl_threshold;      /* static wear levelling erase-count gap */
+  uint32_t stripe_width;      /* open host blocks a write stream stripes
+                                 over (one per die); 0 = every die */
 };
 
 /* Fill cfg with the documented defaults for `profile` (NULL = "default").
@@ -230,7 +252,7 @@ int ftl_get_info (ftl_t *ftl, struct ftl_device_info *info, ftl_error *err);
 
 struct ftl_stats
 {
-  uint64_t host_reads, host_writes;        /* host pages */
+  uint64_t host_reads, host_writes;        /* host 4 KiB sectors */
   uint64_t host_read_bytes, host_write_bytes;
   uint64_t nand_reads, nand_programs, nand_erases;
   uint64_t gc_valid_copies, gc_runs;

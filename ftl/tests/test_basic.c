@@ -1,6 +1,8 @@
 /* test_basic.c - object API semantics on the RAM backend: create, write,
  * read, overwrite, holes, punch, set_length, remove, partitions,
  * attributes, listing, versions, atomic batches (in memory), ENOSPC. */
+#include <pthread.h>
+
 #include "ftl_test_util.h"
 
 static int
@@ -316,6 +318,81 @@ test_enospc (void **state)
   expect_fsck_clean (f);
 }
 
+struct thr
+{
+  ftl_t *f;
+  uint64_t oid;
+  int bad;
+};
+
+static void *
+thread_body (void *arg)
+{
+  struct thr *t = arg;
+  ftl_error e = { "" };
+  uint8_t w[8192], r[8192];
+  uint32_t gen[64] = { 0 };
+  size_t n;
+  uint64_t x = t->oid * 7919 + 1;
+  if (ftl_create_object (t->f, 1, t->oid, &e) != 0)
+    t->bad++;
+  for (int i = 0; i < 3000; i++)
+    {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      uint32_t s = (uint32_t) (x >> 33) % 64;
+      if ((x >> 20) & 1)
+        {
+          gen[s]++;
+          fill_pattern (w, sizeof w, t->oid, s * 8192ull, gen[s]);
+          if (ftl_write (t->f, 1, t->oid, s * 8192ull, w, sizeof w, &e) != 0)
+            t->bad++;
+        }
+      else if (gen[s])
+        {
+          fill_pattern (w, sizeof w, t->oid, s * 8192ull, gen[s]);
+          if (ftl_read (t->f, 1, t->oid, s * 8192ull, r, sizeof r, &n, &e)
+              != 0 || memcmp (r, w, sizeof w) != 0)
+            t->bad++;
+        }
+    }
+  return NULL;
+}
+
+static void *
+thread_housekeeping (void *arg)
+{
+  struct thr *t = arg;
+  ftl_error e = { "" };
+  struct ftl_stats st;
+  for (int i = 0; i < 200; i++)
+    {
+      if (ftl_idle (t->f, 100000, &e) != 0 || ftl_get_stats (t->f, &st, &e)
+          || ftl_flush (t->f, &e) != 0)
+        t->bad++;
+    }
+  return NULL;
+}
+
+static void
+test_threads (void **state)
+{
+  ftl_t *f = *state;
+  pthread_t th[5];
+  struct thr t[5];
+  for (int i = 0; i < 5; i++)
+    {
+      t[i] = (struct thr) { f, 100 + (uint64_t) i, 0 };
+      pthread_create (&th[i], NULL, i < 4 ? thread_body : thread_housekeeping,
+                      &t[i]);
+    }
+  for (int i = 0; i < 5; i++)
+    {
+      pthread_join (th[i], NULL);
+      assert_int_equal (t[i].bad, 0);
+    }
+  expect_fsck_clean (f);
+}
+
 int
 main (void)
 {
@@ -330,6 +407,7 @@ main (void)
                                      teardown),
     cmocka_unit_test_setup_teardown (test_batch, setup, teardown),
     cmocka_unit_test_setup_teardown (test_enospc, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_threads, setup, teardown),
   };
   return cmocka_run_group_tests_name ("ftl_basic", tests, NULL, NULL);
 }

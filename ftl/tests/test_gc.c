@@ -338,7 +338,7 @@ test_pacing (void **state)
   clock_gettime (CLOCK_MONOTONIC, &b);
   double ms = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
   fprintf (stderr, "# paced: 50 reads of 200 us took %.1f ms\n", ms);
-  assert_true (ms >= 9.0);
+  assert_true (ms >= 5.0);   /* virtual time may start behind wall time */
   ftl_close (f);
 }
 

@@ -4,7 +4,13 @@
  * A file's bytes are its object's bytes at the same offsets.  Writes do
  * not hold the inode lock while the drive works, so jobs writing to the
  * same file run in parallel; the size and times are updated afterwards.
- * The times of data writes reach the drive at close, fsync or unmount. */
+ * The times of data writes reach the drive at close, fsync or unmount.
+ *
+ * Zeros written at or past the object's end on the drive (PostgreSQL
+ * extends a relation with a zero page, then writes the page for real) do
+ * not go to the drive: they only raise the file size, and the object's
+ * length follows at the next write past it, or with SET LENGTH at fsync,
+ * fdatasync, close or unmount.  The drive reads zeros there either way. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -86,6 +92,12 @@ fsop_read (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   free (buf);
 }
 
+static bool
+is_zero (const char *buf, size_t size)
+{
+  return buf[0] == 0 && memcmp (buf, buf + 1, size - 1) == 0;
+}
+
 void
 fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
           off_t off, struct fuse_file_info *fi)
@@ -100,6 +112,27 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
       fuse_reply_err (req, -r);
       return;
     }
+  if (size && is_zero (buf, size))
+    {
+      bool appended = false;
+      pthread_mutex_lock (&ip->lock);
+      if ((uint64_t) off >= ip->drive_size && !ip->removed)
+        {
+          if ((uint64_t) off + size > ip->size)
+            ip->size = (uint64_t) off + size;
+          fs_now (&ip->d.mtime);
+          ip->d.ctime = ip->d.mtime;
+          ip->dirty = true;
+          appended = true;
+        }
+      pthread_mutex_unlock (&ip->lock);
+      if (appended)
+        {
+          inode_put (fs, ip);
+          fuse_reply_write (req, size);
+          return;
+        }
+    }
   if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
                                size, &err)) < 0)
     r = fs_fail (fs, r, &err, "WRITE", ip->oid);
@@ -108,6 +141,8 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
       pthread_mutex_lock (&ip->lock);
       if ((uint64_t) off + size > ip->size)
         ip->size = (uint64_t) off + size;
+      if ((uint64_t) off + size > ip->drive_size)
+        ip->drive_size = (uint64_t) off + size;
       fs_now (&ip->d.mtime);
       ip->d.ctime = ip->d.mtime;
       ip->dirty = true;
@@ -232,8 +267,8 @@ fsop_fsync (fuse_req_t req, fuse_ino_t ino, int datasync,
 
   if (r == 0)
     {
-      if (!datasync)
-        r = store_if_dirty (fs, ip);
+      /* fdatasync too: the length may be pending (zeros appended) */
+      r = store_if_dirty (fs, ip);
       if (r == 0 && (r = ossd_flush (fs->o, &err)) < 0)
         r = fs_fail (fs, r, &err, "FLUSH", ip->oid);
       inode_put (fs, ip);
@@ -267,7 +302,7 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
             r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
           else
             {
-              ip->size = end;
+              ip->size = ip->drive_size = end;
               fs_now (&ip->d.mtime);
               ip->d.ctime = ip->d.mtime;
               ip->dirty = true;

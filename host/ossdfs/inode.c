@@ -218,7 +218,7 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
       r = -ENOMEM;
       goto out;
     }
-  ip->size = resp->attributes->size;
+  ip->size = ip->drive_size = resp->attributes->size;
   ip->allocated = resp->attributes->allocated;
   for (size_t i = 0; i < resp->attributes->n_attrs; i++)
     {
@@ -273,7 +273,7 @@ inode_new (struct fs *fs, uint64_t oid, const struct dinode *d, uint64_t size)
   if (!ip)
     return NULL;
   ip->d = *d;
-  ip->size = size;
+  ip->size = ip->drive_size = size;
   return table_insert (fs, ip);
 }
 
@@ -360,10 +360,16 @@ inode_store (struct fs *fs, struct inode *ip)
   if (ip->removed)
     return 0;
   batch_init (&b);
+  if (ip->size > ip->drive_size)
+    batch_set_length (&b, fs->pid, ip->oid, ip->size);
   batch_inode (&b, fs, ip->oid, &ip->d);
   r = batch_run (fs, &b, "inode update", ip->oid);
   if (r == 0)
-    ip->dirty = false;
+    {
+      ip->dirty = false;
+      if (ip->size > ip->drive_size)
+        ip->drive_size = ip->size;
+    }
   return r;
 }
 

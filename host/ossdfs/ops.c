@@ -370,7 +370,7 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
       ip->dirty = false;
       if (to_set & FUSE_SET_ATTR_SIZE)
         {
-          ip->size = (uint64_t) attr->st_size;
+          ip->size = ip->drive_size = (uint64_t) attr->st_size;
           if (ip->allocated > ip->size)
             ip->allocated = ip->size;
         }

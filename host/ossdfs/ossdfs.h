@@ -18,8 +18,10 @@
  * One mount owns the partition: inodes, directories and xattrs are cached
  * in memory and every change is written through to the drive before the
  * reply (data with WRITE, namespace changes with one atomic COMPOUND).
- * Only the times of data writes are kept in memory until fsync, close or
- * unmount.  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
+ * Only the times of data writes, and the length of a file extended with
+ * zeros (PostgreSQL's relation extension), are kept in memory until
+ * fsync, close or unmount: zeros past the object's end read as zeros
+ * whether or not the drive's length covers them.  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
  *
  * Locking: fs->lock guards the inode table and reference counts; each
  * inode's lock guards its fields, directory and xattrs; fs->ns_lock
@@ -72,10 +74,13 @@ struct inode
   uint64_t nlookup;           /* kernel references (fs->lock) */
   pthread_mutex_t lock;       /* everything below */
   struct dinode d;
-  uint64_t size;              /* object length */
+  uint64_t size;              /* file size */
+  uint64_t drive_size;        /* object length on the drive (<= size when
+                                 zeros were appended: file.c) */
   uint64_t allocated;         /* bytes mapped on the drive (at load) */
   uint32_t nopen;             /* open file handles */
-  bool dirty;                 /* d.mtime/ctime newer than on the drive */
+  bool dirty;                 /* d.mtime/ctime or the length newer than
+                                 on the drive */
   bool orphan;                /* nlink 0, listed in the orphan directory */
   bool removed;               /* object gone from the drive */
   struct dir *dir;            /* directory contents, loaded on demand */

@@ -78,6 +78,12 @@ int ossd_jit_compile (const struct ossd_prog *prog, struct ossd_jit_kernel **out
 int ossd_jit_compile_opts (const struct ossd_prog *prog, const struct ossd_jit_options *opt,
                            struct ossd_jit_kernel **out, char *err, size_t errlen);
 
+/* Optional, once at start-up (e.g. when the device starts): pays LLVM's
+ * one-time costs (target initialisation, first use of its code paths:
+ * typically 20-40 ms) by compiling and discarding a tiny kernel, so the
+ * first real compile takes its warm time.  Returns 0 or -EIO. */
+int ossd_jit_warm_up (char *err, size_t errlen);
+
 /* Runs one row.  Exactly ossd_interp_run's contract (ossd_rt.h). */
 int64_t ossd_jit_run (const struct ossd_jit_kernel *k, struct ossd_kctx *ctx,
                       struct ossd_exec_state *st);

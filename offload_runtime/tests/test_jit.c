@@ -9,7 +9,7 @@
  * checks as the verifier asked for.  Also: the kernel cache, exact budget
  * faults, unverified programs.
  *
- * OSSD_JIT_TEST_PROGS (default 1500) sets the number of random programs,
+ * OSSD_JIT_TEST_PROGS (default 1000) sets the number of random programs,
  * OSSD_JIT_TEST_SEED the seed. */
 #include <dirent.h>
 #include <pthread.h>
@@ -190,8 +190,8 @@ corpus_diff (void **state)
             compare_one (p, k, &sample->ctx, b, e->name, seed, &ds);
           for (int n = 0; n < 400; n++)
             {
-              tg_row_fill (&rng, row, tg_chance (&rng, 80) ? kinds : NULL,
-                           tg_chance (&rng, 80) ? 6 : tg_below (&rng, OSSD_KCTX_MAX_COLS + 1));
+              uint32_t ncols = tg_chance (&rng, 80) ? 6 : tg_below (&rng, OSSD_KCTX_MAX_COLS + 1);
+              tg_row_fill (&rng, row, ncols <= 6 && tg_chance (&rng, 80) ? kinds : NULL, ncols);
               compare_one (p, k, &row->ctx, pick_budget (&rng), e->name, seed, &ds);
             }
           ossd_jit_release (k);
@@ -286,7 +286,7 @@ examples_diff (void **state)
 static void
 random_programs (void **state)
 {
-  uint64_t nprogs = env_u64 ("OSSD_JIT_TEST_PROGS", 1500);
+  uint64_t nprogs = env_u64 ("OSSD_JIT_TEST_PROGS", 1000);
   uint64_t seed = env_u64 ("OSSD_JIT_TEST_SEED", 0x0ddba11);
   struct tg_rng rng = { seed * 2654435761u + 1 };
   struct tg_prog *g = malloc (sizeof *g);
@@ -343,13 +343,16 @@ budget_exact (void **state)
                                     EXIT };
   const struct ossd_insn flat[] = { MOVI (0, 1), LD64 (3, 5), STX (DW, 1, 3, OUTV (1)),
                                     JI (JEQ, 3, 5, 1), MOVI (0, 0), ALUI (ADD, 0, 1), EXIT };
+  const struct ossd_insn ja_last[] = { MOVI (0, 0), MOVI (2, 0), JI (JLT, 2, 5, 1), EXIT,
+                                       ALUI (ADD, 2, 1), ALUR (ADD, 0, 2), JA (-5) };
   const struct { const struct ossd_insn *i; uint32_t n; bool cyclic; } progs[] = {
     { loop, sizeof loop / sizeof loop[0], true }, { flat, sizeof flat / sizeof flat[0], false },
+    { ja_last, sizeof ja_last / sizeof ja_last[0], true },
   };
   struct diff_stats ds = { 0 };
   char err[256];
   struct rt_row *sample = malloc (sizeof *sample);
-  for (size_t i = 0; i < 2; i++)
+  for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
     {
       struct ossd_prog *p;
       assert_int_equal (ossd_prog_from_insns (progs[i].i, progs[i].n, NULL, 0, &p, err, sizeof err), 0);
@@ -366,6 +369,13 @@ budget_exact (void **state)
     }
   assert_true (ds.budget > 30);
   free (sample);
+}
+
+static void
+warm_up (void **state)
+{
+  char err[256];
+  assert_int_equal (ossd_jit_warm_up (err, sizeof err), 0);
 }
 
 static void
@@ -464,6 +474,62 @@ cache (void **state)
   free (ctx);
 }
 
+/* Compiles from several threads at once (each compile has its own LLVM
+ * context and LLJIT), and runs one kernel from several threads. */
+static void *
+compile_thread (void *arg)
+{
+  const struct ossd_prog *p = arg;
+  char err[256];
+  for (int i = 0; i < 8; i++)
+    {
+      struct ossd_jit_kernel *k;
+      if (ossd_jit_compile (p, &k, err, sizeof err) != 0)
+        return (void *) 1;
+      struct rt_row *row = malloc (sizeof *row);
+      struct ossd_exec_state st;
+      rt_sample_row (row);
+      ossd_exec_state_init (&st);
+      int64_t r = ossd_jit_run (k, &row->ctx, &st);
+      free (row);
+      ossd_jit_release (k);
+      if (r != 1)
+        return (void *) 2;
+    }
+  return NULL;
+}
+
+static void
+concurrent_compiles (void **state)
+{
+  uint8_t ro[RO_LEN];
+  char err[256];
+  struct ossd_prog *p[2];
+  const char *names[2] = { "text_like_rodata", "numeric_mul_on_stack" };   /* both return 1 */
+  rt_fill_rodata (ro);
+  for (int i = 0; i < 2; i++)
+    {
+      p[i] = NULL;
+      for (size_t j = 0; j < NCORPUS; j++)
+        if (!strcmp (rt_corpus[j].name, names[i]))
+          assert_int_equal (ossd_prog_from_insns (rt_corpus[j].insns, rt_corpus[j].n, ro, RO_LEN,
+                                                  &p[i], err, sizeof err), 0);
+      assert_non_null (p[i]);
+      assert_int_equal (ossd_prog_verify (p[i], err, sizeof err), 0);
+    }
+  pthread_t t[2];
+  void *rv[2];
+  for (int i = 0; i < 2; i++)
+    pthread_create (&t[i], NULL, compile_thread, p[i]);
+  for (int i = 0; i < 2; i++)
+    {
+      pthread_join (t[i], &rv[i]);
+      assert_null (rv[i]);
+    }
+  for (int i = 0; i < 2; i++)
+    ossd_prog_free (p[i]);
+}
+
 /* The kernel does not depend on the program it was compiled from. */
 static void
 kernel_outlives_prog (void **state)
@@ -498,12 +564,14 @@ int
 main (void)
 {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test (warm_up),
     cmocka_unit_test (not_verified),
     cmocka_unit_test (budget_exact),
     cmocka_unit_test (corpus_diff),
     cmocka_unit_test (examples_diff),
     cmocka_unit_test (random_programs),
     cmocka_unit_test (cache),
+    cmocka_unit_test (concurrent_compiles),
     cmocka_unit_test (kernel_outlives_prog),
   };
   return cmocka_run_group_tests_name ("jit", tests, NULL, NULL);

@@ -1,0 +1,22 @@
+# pg_ossd/ - the PostgreSQL extension (PGXS), built after the libraries it
+# links (libossd, device core for inproc:, runtime, FTL, proto).
+#   make pg-ossd            build pg_ossd/pg_ossd.so
+#   make pg-ossd-install    install it (root): needed before the pg suites
+PG_OSSD_SO := pg_ossd/pg_ossd.so
+PG_OSSD_SRCS := $(wildcard pg_ossd/*.c pg_ossd/*.h) pg_ossd/Makefile
+ifneq ($(shell command -v pg_config 2>/dev/null),)
+ALL_TARGETS += $(PG_OSSD_SO)
+endif
+
+$(PG_OSSD_SO): $(PG_OSSD_SRCS) $(LIBOSSD) $(DEVICE_LIB) $(RT_LIB) $(FTL_LIB) $(PROTO_LIB)
+	$(MAKE) -C pg_ossd
+
+.PHONY: pg-ossd pg-ossd-install
+pg-ossd: $(PG_OSSD_SO)
+pg-ossd-install: $(PG_OSSD_SO)
+	$(MAKE) -C pg_ossd install
+
+# The pg suites install the extension themselves (they run as root and
+# start the cluster as the postgres user).
+TEST_BINS += pg-ossd-install
+TEST_SUITES += tap:tests/pg/run-regress.sh tap:tests/pg/run-isolation.sh

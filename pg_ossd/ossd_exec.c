@@ -1,0 +1,1048 @@
+/*-------------------------------------------------------------------------
+ *
+ * ossd_exec.c
+ *		  The CustomScan executor: splits the relation's blocks between the
+ *		  drive and the host (MVCC rule of DESIGN.md), streams the drive's
+ *		  result chunks into tuple slots and scans the other blocks on the
+ *		  host through shared buffers, concurrently.
+ *
+ * MVCC rule.  The executor's snapshot is taken before the scan starts; only
+ * then, per block, the visibility map is read and the buffer mapping table
+ * is probed: a block goes to the drive only when it is all-visible and not
+ * dirty (nor being written) in shared buffers.  Anything changed on such a
+ * page afterwards was written by a transaction our snapshot cannot see, so
+ * the drive counts a tuple only when its xmin precedes a bound B and
+ * ignores xmax.  B is the older of the snapshot's xmin and the relation's
+ * current removal horizon: VACUUM marks a page all-visible using its
+ * database's horizon, which can be newer than a snapshot xmin held back by
+ * a transaction of another database, so the snapshot xmin alone could hide
+ * committed rows; the horizon cannot, and it is never newer than any
+ * transaction that could still write to the relation invisibly to us.
+ *
+ * Everything else -- blocks not all-visible or dirty, blocks the drive hands
+ * back, rows it hands back (TOAST, overflow, kernel TO_HOST) -- is decided
+ * by PostgreSQL: blocks with HeapTupleSatisfiesVisibility, rows with the
+ * pushed quals re-evaluated by the executor.
+ *
+ * The drive's stream is read by a helper thread (no PostgreSQL calls in it,
+ * all signals blocked) into a bounded queue, so the drive keeps scanning
+ * while the backend works on host blocks.  Cancel and statement_timeout are
+ * noticed while waiting for chunks; the thread then closes the stream,
+ * which cancels the scan on the drive.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/tupdesc_details.h"
+#include "access/visibilitymap.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "storage/procarray.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "ossd_scan.h"
+#include "ossd_exec.h"
+#include "pg_ossd.h"
+
+extern void ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
+
+static void ossd_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ossd_exec(CustomScanState *node);
+static void ossd_end(CustomScanState *node);
+static void ossd_rescan(CustomScanState *node);
+
+static CustomExecMethods ossd_exec_methods = {
+	.CustomName = "OssdScan",
+	.BeginCustomScan = ossd_begin,
+	.ExecCustomScan = ossd_exec,
+	.EndCustomScan = ossd_end,
+	.ReScanCustomScan = ossd_rescan,
+	.ExplainCustomScan = ossd_explain_scan,
+};
+
+void
+ossd_exec_init(void)
+{
+}
+
+Node *
+ossd_create_scan_state(CustomScan *cscan)
+{
+	OssdScanState *ss = (OssdScanState *) newNode(sizeof(OssdScanState),
+												  T_CustomScanState);
+
+	ss->css.methods = &ossd_exec_methods;
+	return (Node *) ss;
+}
+
+/* ---------------------------------------------------------------------
+ * The reader thread
+ * ---------------------------------------------------------------------
+ */
+static void *
+reader_main(void *arg)
+{
+	OssdStreamCtx *s = arg;
+
+	for (;;)
+	{
+		Ossd__Response *resp = NULL;
+		ossd_error	err;
+		bool		stop;
+		bool		last;
+		int			r;
+
+		pthread_mutex_lock(&s->mu);
+		while (s->count == OSSD_QUEUE_CAP && !s->cancel)
+			pthread_cond_wait(&s->cv, &s->mu);
+		stop = s->cancel;
+		pthread_mutex_unlock(&s->mu);
+		if (stop)
+			break;
+
+		memset(&err, 0, sizeof(err));
+		r = ossd_stream_next(s->stream, &resp, &err);
+
+		pthread_mutex_lock(&s->mu);
+		if (r < 0)
+		{
+			s->failed = true;
+			s->status = err.status;
+			snprintf(s->errmsg, sizeof(s->errmsg), "%s",
+					 err.msg[0] ? err.msg : "unknown channel error");
+			if (resp)
+				ossd__response__free_unpacked(resp, NULL);
+			s->done = true;
+			pthread_cond_broadcast(&s->cv);
+			pthread_mutex_unlock(&s->mu);
+			break;
+		}
+		if (resp == NULL)
+		{
+			s->done = true;
+			pthread_cond_broadcast(&s->cv);
+			pthread_mutex_unlock(&s->mu);
+			break;
+		}
+		s->bytes += ossd__response__get_packed_size(resp);
+		s->chunks++;
+		last = resp->scan == NULL || resp->scan->last;
+		s->q[(s->head + s->count) % OSSD_QUEUE_CAP] = resp;
+		s->count++;
+		if (last)
+			s->done = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		if (last)
+			break;
+	}
+	ossd_stream_close(s->stream);
+	pthread_mutex_lock(&s->mu);
+	s->stream = NULL;
+	s->exited = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+static void
+stream_ctx_free(OssdStreamCtx *s)
+{
+	if (s == NULL)
+		return;
+	if (s->thread_started)
+	{
+		pthread_mutex_lock(&s->mu);
+		s->cancel = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->thread, NULL);
+	}
+	else if (s->stream)
+		ossd_stream_close(s->stream);
+	while (s->count > 0)
+	{
+		ossd__response__free_unpacked(s->q[s->head], NULL);
+		s->head = (s->head + 1) % OSSD_QUEUE_CAP;
+		s->count--;
+	}
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
+/*
+ * Stop the drive's work and release everything the scan holds.  Safe to
+ * call more than once (end of scan, rescan, error cleanup).
+ */
+void
+ossd_scan_stop(OssdScanState *ss)
+{
+	if (ss->sc)
+	{
+		stream_ctx_free(ss->sc);
+		ss->sc = NULL;
+	}
+	if (ss->cur)
+	{
+		ossd__response__free_unpacked(ss->cur, NULL);
+		ss->cur = NULL;
+	}
+}
+
+static void
+ossd_reset_callback(void *arg)
+{
+	OssdScanState *ss = arg;
+
+	/* on error: buffers are released by the resource owner */
+	ss->cur_buf = InvalidBuffer;
+	ossd_scan_stop(ss);
+}
+
+/* ---------------------------------------------------------------------
+ * Begin
+ * ---------------------------------------------------------------------
+ */
+void
+ossd_scan_begin(OssdScanState *ss, EState *estate)
+{
+	CustomScan *cscan = (CustomScan *) ss->css.ss.ps.plan;
+	Relation	rel;
+	TupleDesc	tupdesc;
+	List	   *priv = cscan->custom_private;
+	Const	   *progc = linitial(priv);
+	ListCell   *lc;
+	int			i;
+	MemoryContextCallback *cb;
+	extern void ossd_agg_begin(OssdScanState *ss, EState *estate);
+
+	ss->aggpriv = (List *) list_nth(priv, OSSD_PRIV_AGG);
+	if (ss->aggpriv != NIL)
+	{
+		/* aggregation replaces the scan: open the relation ourselves */
+		ss->css.ss.ss_currentRelation =
+			ExecOpenScanRelation(estate, intVal(linitial(ss->aggpriv)), 0);
+		rel = ss->css.ss.ss_currentRelation;
+		ss->rel_slot = ExecAllocTableSlot(&estate->es_tupleTable, RelationGetDescr(rel),
+										  &TTSOpsVirtual);
+	}
+	else
+	{
+		rel = ss->css.ss.ss_currentRelation;
+		ss->rel_slot = ss->css.ss.ss_ScanTupleSlot;
+	}
+	tupdesc = RelationGetDescr(rel);
+
+	ss->program = progc->constisnull ? NULL : DatumGetByteaPP(progc->constvalue);
+	ss->bind = (List *) list_nth(priv, OSSD_PRIV_BIND);
+	ss->proj = (List *) list_nth(priv, OSSD_PRIV_PROJ);
+	ss->kernel = strVal(list_nth(priv, OSSD_PRIV_KERNEL));
+	ss->aggpriv = (List *) list_nth(priv, OSSD_PRIV_AGG);
+	ss->ninsns = intVal(list_nth(priv, OSSD_PRIV_NINSNS));
+
+	ss->nproj = list_length(ss->proj);
+	ss->proj_attnos = palloc0(sizeof(AttrNumber) * (ss->nproj + 1));
+	ss->proj_byval = palloc0(sizeof(bool) * (ss->nproj + 1));
+	ss->vals = palloc0(sizeof(struct ossd_value_view) * (ss->nproj + 1));
+	ss->max_attr = 0;
+	i = 0;
+	foreach(lc, ss->proj)
+	{
+		AttrNumber	a = lfirst_int(lc);
+
+		ss->proj_attnos[i] = a;
+		ss->proj_byval[i] = TupleDescAttr(tupdesc, a - 1)->attbyval;
+		ss->max_attr = Max(ss->max_attr, a);
+		i++;
+	}
+	foreach(lc, ss->bind)
+		ss->max_attr = Max(ss->max_attr, lfirst_int(lc));
+
+	ss->device_exprs = ss->aggpriv ? (List *) list_nth(ss->aggpriv, 7) : cscan->custom_exprs;
+	ss->device_qual = ExecInitQual(ss->device_exprs, &ss->css.ss.ps);
+	ss->buf_slot = ExecAllocTableSlot(&estate->es_tupleTable, tupdesc,
+									  &TTSOpsBufferHeapTuple);
+	ss->tup_slot = ExecAllocTableSlot(&estate->es_tupleTable, tupdesc,
+									  &TTSOpsHeapTuple);
+	ss->cur_buf = InvalidBuffer;
+	snprintf(ss->kernel_mode_used, sizeof(ss->kernel_mode_used), "none");
+	if (ss->aggpriv != NIL)
+		ossd_agg_begin(ss, estate);
+
+	cb = MemoryContextAllocZero(estate->es_query_cxt, sizeof(MemoryContextCallback));
+	cb->func = ossd_reset_callback;
+	cb->arg = ss;
+	MemoryContextRegisterResetCallback(estate->es_query_cxt, cb);
+}
+
+static void
+ossd_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	ossd_scan_begin((OssdScanState *) node, estate);
+}
+
+/* ---------------------------------------------------------------------
+ * Block split
+ * ---------------------------------------------------------------------
+ */
+static bool
+buffer_is_dirty(Relation rel, BlockNumber blk)
+{
+	BufferTag	tag;
+	uint32		hash;
+	LWLock	   *lock;
+	int			buf_id;
+	bool		dirty = false;
+
+	INIT_BUFFERTAG(tag, rel->rd_node, MAIN_FORKNUM, blk);
+	hash = BufTableHashCode(&tag);
+	lock = BufMappingPartitionLock(hash);
+	LWLockAcquire(lock, LW_SHARED);
+	buf_id = BufTableLookup(&tag, hash);
+	if (buf_id >= 0)
+	{
+		BufferDesc *bd = GetBufferDescriptor(buf_id);
+		uint32		state = pg_atomic_read_u32(&bd->state);
+
+		/* dirty, or being written out (BM_DIRTY stays set until done) */
+		dirty = (state & (BM_DIRTY | BM_JUST_DIRTIED | BM_IO_IN_PROGRESS)) != 0;
+	}
+	LWLockRelease(lock);
+	return dirty;
+}
+
+static void
+add_host_block(OssdScanState *ss, BlockNumber blk)
+{
+	if (ss->nhost_blocks >= ss->host_cap)
+	{
+		ss->host_cap = Max(64, ss->host_cap * 2);
+		if (ss->host_blocks)
+			ss->host_blocks = repalloc(ss->host_blocks, sizeof(BlockNumber) * ss->host_cap);
+		else
+			ss->host_blocks = palloc(sizeof(BlockNumber) * ss->host_cap);
+	}
+	ss->host_blocks[ss->nhost_blocks++] = blk;
+}
+
+typedef struct SegPlan
+{
+	int			segno;
+	uint64		pid;
+	uint64		oid;
+	List	   *ranges;			/* of Ossd__BlockRange * */
+	int			nblocks;
+} SegPlan;
+
+/*
+ * Build and send the SCAN request for the device blocks.
+ */
+static void
+start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
+{
+	Relation	rel = ss->css.ss.ss_currentRelation;
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	Ossd__Request req = OSSD__REQUEST__INIT;
+	Ossd__Scan sc = OSSD__SCAN__INIT;
+	ossd_error	err;
+	ossd_t	   *o;
+	ListCell   *lc;
+	int			i;
+	OssdStreamCtx *s;
+	sigset_t	all,
+				old;
+	extern void ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc);
+
+	sc.n_targets = list_length(segs);
+	sc.targets = palloc(sizeof(Ossd__ScanTarget *) * sc.n_targets);
+	i = 0;
+	foreach(lc, segs)
+	{
+		SegPlan    *sp = lfirst(lc);
+		Ossd__ScanTarget *t = palloc(sizeof(Ossd__ScanTarget));
+		Ossd__ObjectId *id = palloc(sizeof(Ossd__ObjectId));
+		ListCell   *rc;
+		int			k = 0;
+
+		ossd__scan_target__init(t);
+		ossd__object_id__init(id);
+		id->pid = sp->pid;
+		id->oid = sp->oid;
+		t->obj = id;
+		t->segment_blocks = RELSEG_SIZE;
+		t->first_block = sp->segno * RELSEG_SIZE;
+		t->n_ranges = list_length(sp->ranges);
+		t->ranges = palloc(sizeof(Ossd__BlockRange *) * t->n_ranges);
+		foreach(rc, sp->ranges)
+			t->ranges[k++] = lfirst(rc);
+		sc.targets[i++] = t;
+	}
+
+	sc.n_attrs = tupdesc->natts;
+	sc.attrs = palloc(sizeof(Ossd__ScanAttr *) * tupdesc->natts);
+	for (i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		Ossd__ScanAttr *a = palloc(sizeof(Ossd__ScanAttr));
+
+		ossd__scan_attr__init(a);
+		a->len = att->attlen;
+		a->align = att->attalign == TYPALIGN_DOUBLE ? 8 :
+			att->attalign == TYPALIGN_INT ? 4 :
+			att->attalign == TYPALIGN_SHORT ? 2 : 1;
+		a->byval = att->attbyval;
+		a->type_oid = att->attisdropped ? 0 : att->atttypid;
+		a->typmod = att->atttypmod;
+		a->dropped = att->attisdropped;
+		if (att->atthasmissing && !att->attisdropped && tupdesc->constr &&
+			tupdesc->constr->missing)
+		{
+			AttrMissing *am = &tupdesc->constr->missing[i];
+
+			a->has_missing = true;
+			if (!am->am_present)
+				a->missing_null = true;
+			else if (att->attbyval)
+			{
+				Datum	   *d = palloc(sizeof(Datum));
+
+				*d = am->am_value;
+				a->missing.data = (uint8_t *) d;
+				a->missing.len = att->attlen;
+			}
+			else if (att->attlen == -1)
+			{
+				a->missing.data = (uint8_t *) DatumGetPointer(am->am_value);
+				a->missing.len = VARSIZE_ANY(DatumGetPointer(am->am_value));
+			}
+			else if (att->attlen == -2)
+			{
+				a->missing.data = (uint8_t *) DatumGetPointer(am->am_value);
+				a->missing.len = strlen(DatumGetCString(am->am_value)) + 1;
+			}
+			else
+			{
+				a->missing.data = (uint8_t *) DatumGetPointer(am->am_value);
+				a->missing.len = att->attlen;
+			}
+		}
+		sc.attrs[i] = a;
+	}
+	sc.snapshot_xmin = bound;
+	if (ss->kernel && ss->kernel[0])
+	{
+		sc.filter_case = OSSD__SCAN__FILTER_FILTER_KERNEL;
+		sc.filter_kernel = ss->kernel;
+	}
+	else if (ss->program)
+	{
+		sc.filter_case = OSSD__SCAN__FILTER_FILTER_PROGRAM;
+		sc.filter_program.data = (uint8_t *) VARDATA_ANY(ss->program);
+		sc.filter_program.len = VARSIZE_ANY_EXHDR(ss->program);
+	}
+	sc.n_referenced = list_length(ss->bind);
+	sc.referenced = palloc(sizeof(uint32) * (sc.n_referenced + 1));
+	i = 0;
+	foreach(lc, ss->bind)
+		sc.referenced[i++] = lfirst_int(lc);
+	sc.n_projection = ss->nproj;
+	sc.projection = palloc(sizeof(uint32) * (ss->nproj + 1));
+	for (i = 0; i < ss->nproj; i++)
+		sc.projection[i] = ss->proj_attnos[i];
+	sc.mode = ossd_kernel_mode == OSSD_KMODE_JIT ? OSSD__KERNEL_MODE__KERNEL_JIT :
+		OSSD__KERNEL_MODE__KERNEL_INTERPRETER;
+	sc.workers = ossd_device_workers;
+	if (ss->agg)
+		ossd_agg_fill_request(ss, &sc);
+
+	req.body_case = OSSD__REQUEST__BODY_SCAN;
+	req.scan = &sc;
+
+	o = ossd_get_connection(ss->uri);
+	s = calloc(1, sizeof(OssdStreamCtx));
+	if (s == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	ss->sc = s;
+
+	memset(&err, 0, sizeof(err));
+	if (ossd_stream_start(o, &req, &s->stream, &err) < 0 &&
+		(err.status == OSSD_STATUS_TRANSPORT || err.status == OSSD__STATUS__ERR_SLOT))
+	{
+		/* a cached connection whose slot lease lapsed: reconnect once */
+		ossd_forget_connection(ss->uri);
+		o = ossd_get_connection(ss->uri);
+		memset(&err, 0, sizeof(err));
+		s->stream = NULL;
+		(void) ossd_stream_start(o, &req, &s->stream, &err);
+	}
+	if (s->stream == NULL)
+	{
+		if (err.status == OSSD_STATUS_TRANSPORT)
+			ossd_forget_connection(ss->uri);
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("could not start an offloaded scan of \"%s\" on drive \"%s\"",
+						RelationGetRelationName(rel), ss->uri),
+				 errdetail("%s", err.msg)));
+	}
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&s->thread, NULL, reader_main, s) == 0)
+		s->thread_started = true;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->thread_started)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start the pg_ossd stream reader thread")));
+}
+
+/*
+ * Split the blocks, after the snapshot was taken (it was: the executor
+ * holds it since ExecutorStart), and start the drive.
+ */
+static void
+ossd_scan_start(OssdScanState *ss)
+{
+	EState	   *estate = ss->css.ss.ps.state;
+	Relation	rel = ss->css.ss.ss_currentRelation;
+	Snapshot	snapshot = estate->es_snapshot;
+	Buffer		vmbuf = InvalidBuffer;
+	List	   *segs = NIL;
+	SegPlan    *sp = NULL;
+	Ossd__BlockRange *cur = NULL;
+	int			nranges = 0;
+	BlockNumber blk;
+	TransactionId bound;
+	bool		drive_ok;
+	char	   *spcuri = NULL;
+
+	ss->started = true;
+	ss->strategy = GetAccessStrategy(BAS_BULKREAD);
+	ss->nblocks = RelationGetNumberOfBlocks(rel);
+	ss->blocks_total = ss->nblocks;
+
+	drive_ok = ossd_enabled && IsMVCCSnapshot(snapshot) &&
+		!snapshot->takenDuringRecovery && !IsolationIsSerializable() &&
+		ossd_relation_on_drive(rel, &spcuri);
+
+	/* the bound B (see the file header); computed after the snapshot */
+	bound = snapshot->xmin;
+	if (drive_ok)
+	{
+		TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
+
+		if (TransactionIdIsNormal(horizon) && TransactionIdPrecedes(horizon, bound))
+			bound = horizon;
+	}
+	ss->snapshot_bound = bound;
+
+	for (blk = 0; blk < ss->nblocks; blk++)
+	{
+		int			segno = blk / RELSEG_SIZE;
+		bool		to_drive = drive_ok;
+
+		if ((blk & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (to_drive && (sp == NULL || sp->segno != segno))
+		{
+			uint64		pid,
+						oid,
+						size;
+			char	   *uri;
+
+			sp = NULL;
+			cur = NULL;
+			if (ossd_segment_object(rel, segno, &uri, &pid, &oid, &size) &&
+				(ss->uri == NULL || strcmp(ss->uri, uri) == 0))
+			{
+				ss->uri = ss->uri ? ss->uri : uri;
+				sp = palloc0(sizeof(SegPlan));
+				sp->segno = segno;
+				sp->pid = pid;
+				sp->oid = oid;
+				segs = lappend(segs, sp);
+				/* never past the object's end as the drive sees it */
+				if (size / BLCKSZ < (uint64) RELSEG_SIZE)
+					sp->nblocks = (int) (size / BLCKSZ);
+				else
+					sp->nblocks = RELSEG_SIZE;
+			}
+		}
+		if (to_drive && (sp == NULL || sp->segno != segno ||
+						 (int) (blk % RELSEG_SIZE) >= sp->nblocks))
+			to_drive = false;
+		if (to_drive && nranges >= 60000 && !(cur && cur->start + cur->count == blk % RELSEG_SIZE))
+			to_drive = false;
+		if (to_drive)
+			to_drive = VM_ALL_VISIBLE(rel, blk, &vmbuf) && !buffer_is_dirty(rel, blk);
+		if (!to_drive)
+		{
+			add_host_block(ss, blk);
+			continue;
+		}
+		if (cur && cur->start + cur->count == blk % RELSEG_SIZE &&
+			llast(sp->ranges) == cur)
+			cur->count++;
+		else
+		{
+			cur = palloc(sizeof(Ossd__BlockRange));
+			ossd__block_range__init(cur);
+			cur->start = blk % RELSEG_SIZE;
+			cur->count = 1;
+			sp->ranges = lappend(sp->ranges, cur);
+			nranges++;
+		}
+		ss->blocks_drive++;
+	}
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
+	ss->blocks_host = ss->nhost_blocks;
+
+	if (ss->blocks_drive > 0)
+	{
+		List	   *nonempty = NIL;
+		ListCell   *lc;
+
+		foreach(lc, segs)
+			if (((SegPlan *) lfirst(lc))->ranges != NIL)
+				nonempty = lappend(nonempty, lfirst(lc));
+		start_drive_scan(ss, nonempty, bound);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Producing tuples
+ * ---------------------------------------------------------------------
+ */
+
+/* Copy the first max_attr attributes of src into the virtual scan slot. */
+static TupleTableSlot *
+to_scan_slot(OssdScanState *ss, TupleTableSlot *src)
+{
+	TupleTableSlot *slot = ss->rel_slot;
+	int			natts = slot->tts_tupleDescriptor->natts;
+	int			n = Min(ss->max_attr, natts);
+
+	ExecClearTuple(slot);
+	if (n > 0)
+	{
+		slot_getsomeattrs(src, n);
+		memcpy(slot->tts_values, src->tts_values, sizeof(Datum) * n);
+		memcpy(slot->tts_isnull, src->tts_isnull, sizeof(bool) * n);
+	}
+	for (int i = n; i < natts; i++)
+	{
+		slot->tts_values[i] = (Datum) 0;
+		slot->tts_isnull[i] = true;
+	}
+	slot->tts_tid = src->tts_tid;
+	slot->tts_tableOid = RelationGetRelid(ss->css.ss.ss_currentRelation);
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* Evaluate the pushed quals on a host-side tuple in the scan slot. */
+static bool
+device_qual_passes(OssdScanState *ss, TupleTableSlot *slot)
+{
+	ExprContext *econtext = ss->css.ss.ps.ps_ExprContext;
+
+	if (ss->device_qual == NULL)
+		return true;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecQual(ss->device_qual, econtext);
+}
+
+/* Read the visible tuples of one host block. */
+static void
+load_host_block(OssdScanState *ss, BlockNumber blk)
+{
+	Relation	rel = ss->css.ss.ss_currentRelation;
+	Snapshot	snapshot = ss->css.ss.ps.state->es_snapshot;
+	Page		page;
+	OffsetNumber maxoff;
+	bool		all_visible;
+
+	if (BufferIsValid(ss->cur_buf))
+	{
+		ReleaseBuffer(ss->cur_buf);
+		ss->cur_buf = InvalidBuffer;
+	}
+	ss->cur_buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, ss->strategy);
+	ss->cur_blk = blk;
+	ss->nvis = 0;
+	ss->vis_next = 0;
+	heap_page_prune_opt(rel, ss->cur_buf);
+	LockBuffer(ss->cur_buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(ss->cur_buf);
+	maxoff = PageGetMaxOffsetNumber(page);
+	all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lpp = PageGetItemId(page, off);
+		HeapTupleData tup;
+
+		if (!ItemIdIsNormal(lpp))
+			continue;
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		tup.t_len = ItemIdGetLength(lpp);
+		tup.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tup.t_self, blk, off);
+		if (all_visible || HeapTupleSatisfiesVisibility(&tup, snapshot, ss->cur_buf))
+			ss->vis[ss->nvis++] = off;
+	}
+	LockBuffer(ss->cur_buf, BUFFER_LOCK_UNLOCK);
+}
+
+/* Next tuple of the current host block passing the pushed quals */
+static TupleTableSlot *
+next_host_tuple(OssdScanState *ss)
+{
+	Relation	rel = ss->css.ss.ss_currentRelation;
+
+	while (ss->vis_next < ss->nvis)
+	{
+		OffsetNumber off = ss->vis[ss->vis_next++];
+		Page		page = BufferGetPage(ss->cur_buf);
+		ItemId		lpp = PageGetItemId(page, off);
+		TupleTableSlot *slot;
+
+		ss->htup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		ss->htup.t_len = ItemIdGetLength(lpp);
+		ss->htup.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&ss->htup.t_self, ss->cur_blk, off);
+		ExecStoreBufferHeapTuple(&ss->htup, ss->buf_slot, ss->cur_buf);
+		slot = to_scan_slot(ss, ss->buf_slot);
+		if (device_qual_passes(ss, slot))
+			return slot;
+	}
+	return NULL;
+}
+
+static void
+device_error(OssdScanState *ss, const char *msg)
+{
+	Relation	rel = ss->css.ss.ss_currentRelation;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+			 errmsg("offloaded scan of \"%s\" failed on drive \"%s\"",
+					RelationGetRelationName(rel), ss->uri),
+			 errdetail("%s", msg)));
+}
+
+static void
+chunk_done(OssdScanState *ss)
+{
+	Ossd__ScanChunk *c = ss->cur->scan;
+
+	if (c && c->last)
+	{
+		ss->dev_blocks_scanned = c->blocks_scanned;
+		ss->dev_tuples_seen = c->tuples_seen;
+		ss->dev_tuples_visible = c->tuples_visible;
+		ss->dev_tuples_matched = c->tuples_matched;
+		ss->dev_bytes_read = c->bytes_read;
+		ss->dev_ns = c->device_ns;
+	}
+	ossd__response__free_unpacked(ss->cur, NULL);
+	ss->cur = NULL;
+}
+
+/*
+ * Take the next chunk: wait == false returns false at once when none is
+ * queued.  Returns false at the end of the stream too (ss->sc->done and
+ * empty queue).
+ */
+static bool
+take_chunk(OssdScanState *ss, bool wait)
+{
+	OssdStreamCtx *s = ss->sc;
+
+	for (;;)
+	{
+		bool		got = false;
+		bool		end = false;
+		bool		failed = false;
+		char		msg[600];
+
+		pthread_mutex_lock(&s->mu);
+		if (s->count > 0)
+		{
+			ss->cur = s->q[s->head];
+			s->head = (s->head + 1) % OSSD_QUEUE_CAP;
+			s->count--;
+			got = true;
+			pthread_cond_broadcast(&s->cv);
+		}
+		else if (s->done)
+		{
+			end = true;
+			failed = s->failed;
+			if (failed)
+				memcpy(msg, s->errmsg, sizeof(msg));
+		}
+		else if (wait)
+		{
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 50 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000L)
+			{
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		}
+		ss->channel_bytes = s->bytes;
+		pthread_mutex_unlock(&s->mu);
+
+		if (got)
+		{
+			Ossd__ScanChunk *c = ss->cur->scan;
+
+			ss->row_pos = 0;
+			ss->hrow_pos = 0;
+			if (c == NULL)
+				device_error(ss, "the drive answered a scan without a scan chunk");
+			if (c->kernel_mode && c->kernel_mode[0])
+				snprintf(ss->kernel_mode_used, sizeof(ss->kernel_mode_used), "%s", c->kernel_mode);
+			/* blocks handed back whole: scan them on the host */
+			for (size_t i = 0; i + 2 < c->n_host_blocks; i += 3)
+			{
+				uint32		b = c->host_blocks[i + 1];	/* relation block */
+
+				if (b < ss->nblocks)
+					add_host_block(ss, b);
+				ss->blocks_back++;
+			}
+			if (c->groups.len > 0 && ss->agg)
+			{
+				ossd_agg_consume_groups(ss, c);
+				ss->groups_drive += c->group_count;
+			}
+			return true;
+		}
+		if (end)
+		{
+			if (failed)
+				device_error(ss, msg);
+			return false;
+		}
+		if (!wait)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Next packed row of the current chunk, into the scan slot */
+static TupleTableSlot *
+next_drive_row(OssdScanState *ss)
+{
+	Ossd__ScanChunk *c = ss->cur->scan;
+	TupleTableSlot *slot = ss->css.ss.ss_ScanTupleSlot;
+	struct ossd_row_view row;
+	struct ossd_value_view *vals = ss->vals;
+	int			r;
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	r = ossd_row_read(c->rows.data, c->rows.len, &ss->row_pos, ss->nproj,
+					  ss->proj_byval, &row, vals);
+	if (r == 0)
+		return NULL;
+	if (r < 0)
+		device_error(ss, "malformed packed row in a scan chunk");
+	ExecClearTuple(slot);
+	for (int i = 0; i < natts; i++)
+	{
+		slot->tts_values[i] = (Datum) 0;
+		slot->tts_isnull[i] = true;
+	}
+	for (int i = 0; i < ss->nproj; i++)
+	{
+		int			a = ss->proj_attnos[i] - 1;
+
+		if (vals[i].isnull)
+			continue;
+		slot->tts_isnull[a] = false;
+		slot->tts_values[a] = ss->proj_byval[i] ? (Datum) vals[i].datum :
+			PointerGetDatum(vals[i].data);
+	}
+	ItemPointerSet(&slot->tts_tid, row.block, row.offnum);
+	slot->tts_tableOid = RelationGetRelid(ss->css.ss.ss_currentRelation);
+	ss->rows_drive++;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* Next host row record of the current chunk passing the pushed quals */
+static TupleTableSlot *
+next_drive_host_row(OssdScanState *ss)
+{
+	Ossd__ScanChunk *c = ss->cur->scan;
+	struct ossd_host_row_view h;
+	Relation	rel = ss->css.ss.ss_currentRelation;
+
+	for (;;)
+	{
+		int			r = ossd_host_row_read(c->host_rows.data, c->host_rows.len,
+										   &ss->hrow_pos, &h);
+		TupleTableSlot *slot;
+
+		if (r == 0)
+			return NULL;
+		if (r < 0)
+			device_error(ss, "malformed host row record in a scan chunk");
+		ss->host_rows_back++;
+		ss->htup.t_data = (HeapTupleHeader) h.tuple;
+		ss->htup.t_len = h.tuple_len;
+		ss->htup.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&ss->htup.t_self, h.block, h.offnum);
+		ExecStoreHeapTuple(&ss->htup, ss->tup_slot, false);
+		slot = to_scan_slot(ss, ss->tup_slot);
+		if ((h.reason & OSSD_HR_FLAG_FILTER_PASSED) || device_qual_passes(ss, slot))
+			return slot;
+	}
+}
+
+/*
+ * The next tuple of the scan (rows from the drive, host rows, host
+ * blocks), or NULL at the end.  Used by the rows mode and by aggregation.
+ */
+TupleTableSlot *
+ossd_scan_next_row(OssdScanState *ss)
+{
+	TupleTableSlot *slot;
+
+	if (!ss->started)
+		ossd_scan_start(ss);
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (ss->nvis > ss->vis_next && (slot = next_host_tuple(ss)) != NULL)
+			return slot;
+		if (ss->cur)
+		{
+			if (!ss->agg && (slot = next_drive_row(ss)) != NULL)
+				return slot;
+			if ((slot = next_drive_host_row(ss)) != NULL)
+				return slot;
+			chunk_done(ss);
+			continue;
+		}
+		if (ss->sc && take_chunk(ss, false))
+			continue;
+		if (ss->host_next < ss->nhost_blocks)
+		{
+			load_host_block(ss, ss->host_blocks[ss->host_next++]);
+			continue;
+		}
+		if (ss->sc && take_chunk(ss, true))
+			continue;
+		/* the drive may have handed blocks back while we waited */
+		if (ss->host_next < ss->nhost_blocks)
+			continue;
+		break;
+	}
+	if (BufferIsValid(ss->cur_buf))
+	{
+		ExecClearTuple(ss->buf_slot);
+		ReleaseBuffer(ss->cur_buf);
+		ss->cur_buf = InvalidBuffer;
+	}
+	if (ss->sc)
+	{
+		ss->channel_bytes = ss->sc->bytes;
+		ossd_scan_stop(ss);
+	}
+	ss->finished = true;
+	return NULL;
+}
+
+static TupleTableSlot *
+ossd_access(ScanState *node)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+
+	extern TupleTableSlot *ossd_agg_next(OssdScanState *ss);
+
+	if (ss->agg)
+		return ossd_agg_next(ss);
+	if (ss->finished)
+		return NULL;
+	return ossd_scan_next_row(ss);
+}
+
+static bool
+ossd_recheck(ScanState *node, TupleTableSlot *slot)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+	ExprContext *econtext = node->ps.ps_ExprContext;
+
+	if (ss->device_qual == NULL)
+		return true;
+	econtext->ecxt_scantuple = slot;
+	return ExecQual(ss->device_qual, econtext);
+}
+
+static TupleTableSlot *
+ossd_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, ossd_access, ossd_recheck);
+}
+
+static void
+ossd_end(CustomScanState *node)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+
+	ossd_scan_stop(ss);
+	if (BufferIsValid(ss->cur_buf))
+	{
+		ExecClearTuple(ss->buf_slot);
+		ReleaseBuffer(ss->cur_buf);
+		ss->cur_buf = InvalidBuffer;
+	}
+	if (ss->strategy)
+	{
+		FreeAccessStrategy(ss->strategy);
+		ss->strategy = NULL;
+	}
+}
+
+static void
+ossd_rescan(CustomScanState *node)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+	extern void ossd_agg_rescan(OssdScanState *ss);
+
+	ossd_end(node);
+	ss->started = false;
+	ss->finished = false;
+	ss->nhost_blocks = 0;
+	ss->host_next = 0;
+	ss->nvis = ss->vis_next = 0;
+	ss->blocks_drive = ss->blocks_host = ss->blocks_back = 0;
+	ss->rows_drive = ss->host_rows_back = ss->groups_drive = 0;
+	ss->finished = false;
+	if (ss->agg)
+		ossd_agg_rescan(ss);
+}

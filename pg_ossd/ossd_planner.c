@@ -1,0 +1,312 @@
+/*-------------------------------------------------------------------------
+ *
+ * ossd_planner.c
+ *		  set_rel_pathlist_hook: a CustomScan path for relations stored on
+ *		  an ossdfs tablespace, its cost, and its plan.
+ *
+ * Cost model.  A fraction allvisfrac of the relation's pages (from the
+ * visibility map, as ANALYZE/VACUUM recorded it) can be scanned by the
+ * drive: those cost ossd.cost_factor * seq_page_cost per page on the
+ * drive, and the host pays only for the rows that come back (estimated by
+ * the pushed quals' selectivity).  The other pages cost what a sequential
+ * scan would.  ossd.force_offload makes this the only path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_class_d.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/prep.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/spccache.h"
+
+#include "pg_ossd.h"
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+static Plan *ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
+								   CustomPath *best_path, List *tlist,
+								   List *clauses, List *custom_plans);
+
+static CustomPathMethods ossd_path_methods = {
+	.CustomName = "OssdScan",
+	.PlanCustomPath = ossd_plan_custom_path,
+};
+
+CustomScanMethods ossd_scan_plan_methods = {
+	.CustomName = "OssdScan",
+	.CreateCustomScanState = ossd_create_scan_state,
+};
+
+/* true when an expression references a system column or a whole row */
+static bool
+refs_system_columns(Node *expr, Index relid)
+{
+	Bitmapset  *attrs = NULL;
+	int			x = -1;
+
+	pull_varattnos(expr, relid, &attrs);
+	while ((x = bms_next_member(attrs, x)) >= 0)
+		if (x + FirstLowInvalidHeapAttributeNumber <= 0)
+			return true;
+	return false;
+}
+
+/*
+ * Is the relation a candidate at all?
+ */
+bool
+ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
+				   char **uri)
+{
+	Relation	r;
+	bool		ok;
+	ListCell   *lc;
+
+	if (!ossd_enabled)
+		return false;
+	if (rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL)
+		return false;
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
+		return false;
+	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
+		return false;
+	if (IsolationIsSerializable())
+		return false;
+	if (!ossd_force_offload && rel->pages < (BlockNumber) ossd_min_relation_pages)
+		return false;
+	/* row marks (FOR UPDATE, UPDATE/DELETE targets) need a real heap scan */
+	if (root->parse->resultRelation == (int) rel->relid ||
+		get_plan_rowmark(root->rowMarks, rel->relid) != NULL)
+		return false;
+
+	r = table_open(rte->relid, NoLock);
+	ok = r->rd_tableam == GetHeapamTableAmRoutine() &&
+		ossd_relation_on_drive(r, uri);
+	table_close(r, NoLock);
+	if (!ok)
+		return false;
+
+	if (refs_system_columns((Node *) rel->reltarget->exprs, rel->relid))
+		return false;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+
+		if (refs_system_columns((Node *) ri->clause, rel->relid))
+			return false;
+	}
+	return true;
+}
+
+/* Pushable restriction clauses that compile together. */
+static List *
+choose_device_quals(RelOptInfo *rel)
+{
+	List	   *dev = NIL;
+	List	   *exprs = NIL;
+	ListCell   *lc;
+
+	/* a deployed kernel (ossd_filter) is the drive's one filter if present */
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		List	   *attnos;
+
+		if (!ri->pseudoconstant && ossd_kernel_call(ri->clause, rel->relid, &attnos))
+			return list_make1(ri);
+	}
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		OssdProgram prog;
+		char	   *why;
+
+		if (ri->pseudoconstant)
+			continue;
+		if (!ossd_qual_pushable(ri->clause, rel->relid))
+			continue;
+		/* still fits with the others? (columns, instructions) */
+		if (!ossd_compile_filter(lappend(list_copy(exprs), ri->clause), rel->relid,
+								 &prog, &why))
+			continue;
+		dev = lappend(dev, ri);
+		exprs = lappend(exprs, ri->clause);
+	}
+	return dev;
+}
+
+static void
+ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
+{
+	double		spc_seq_page_cost;
+	double		spc_random_page_cost;
+	double		f = Max(0.0, Min(1.0, rel->allvisfrac));
+	double		pages = rel->pages;
+	double		tuples = rel->tuples;
+	QualCost	qcost;
+	Selectivity sel;
+	double		drive_rows;
+	Cost		startup = 10.0;	/* channel round trips */
+	Cost		run;
+
+	get_tablespace_page_costs(rel->reltablespace, &spc_random_page_cost,
+							  &spc_seq_page_cost);
+	cost_qual_eval(&qcost, rel->baserestrictinfo, root);
+	sel = clauselist_selectivity(root, extract_actual_clauses(device_quals, false),
+								 rel->relid, JOIN_INNER, NULL);
+	drive_rows = clamp_row_est(tuples * f * sel);
+
+	/* host part: a sequential scan of the other pages */
+	run = (1.0 - f) * (spc_seq_page_cost * pages +
+					   (cpu_tuple_cost + qcost.per_tuple) * tuples);
+	/* drive part */
+	run += f * pages * spc_seq_page_cost * ossd_cost_factor;
+	run += drive_rows * (cpu_tuple_cost + qcost.per_tuple);
+	run += path->pathtarget->cost.per_tuple * rel->rows;
+
+	path->rows = rel->rows;
+	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
+	path->total_cost = path->startup_cost + run;
+}
+
+static void
+ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					  RangeTblEntry *rte)
+{
+	char	   *uri = NULL;
+	List	   *device_quals;
+	CustomPath *cp;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	if (IS_DUMMY_REL(rel))
+		return;
+	if (!ossd_rel_candidate(root, rel, rte, &uri))
+		return;
+
+	device_quals = choose_device_quals(rel);
+	if (device_quals == NIL && !ossd_force_offload)
+		return;					/* projection alone: leave it to the seq scan */
+
+	cp = makeNode(CustomPath);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = rel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = rel->consider_parallel;
+	cp->path.parallel_workers = 0;
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->custom_paths = NIL;
+	cp->custom_private = device_quals;
+	cp->methods = &ossd_path_methods;
+	ossd_cost(root, rel, device_quals, &cp->path);
+
+	if (ossd_force_offload)
+	{
+		rel->pathlist = NIL;
+		rel->partial_pathlist = NIL;
+		cp->path.startup_cost = 0;
+		cp->path.total_cost = 0;
+	}
+	add_path(rel, &cp->path);
+}
+
+static List *
+attnos_of(List *exprs, Index relid)
+{
+	Bitmapset  *attrs = NULL;
+	List	   *res = NIL;
+	int			x = -1;
+
+	pull_varattnos((Node *) exprs, relid, &attrs);
+	while ((x = bms_next_member(attrs, x)) >= 0)
+	{
+		int			a = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (a > 0)
+			res = lappend_int(res, a);
+	}
+	return res;
+}
+
+static Plan *
+ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *device_rinfos = best_path->custom_private;
+	List	   *device_exprs = NIL;
+	List	   *host_exprs = NIL;
+	ListCell   *lc;
+	OssdProgram prog;
+	char	   *why = NULL;
+	Const	   *progc;
+	char	   *kernel = NULL;
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst(lc);
+
+		if (ri->pseudoconstant)
+			continue;
+		if (list_member_ptr(device_rinfos, ri))
+			device_exprs = lappend(device_exprs, ri->clause);
+		else
+			host_exprs = lappend(host_exprs, ri->clause);
+	}
+
+	memset(&prog, 0, sizeof(prog));
+	if (list_length(device_exprs) == 1 &&
+		(kernel = ossd_kernel_call(linitial(device_exprs), rel->relid, &prog.bind)) != NULL)
+		progc = makeNullConst(BYTEAOID, -1, InvalidOid);
+	else if (device_exprs != NIL)
+	{
+		if (!ossd_compile_filter(device_exprs, rel->relid, &prog, &why))
+			elog(ERROR, "pg_ossd: quals accepted at path time failed to compile: %s", why);
+		progc = makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(prog.image),
+						  false, false);
+	}
+	else
+		progc = makeNullConst(BYTEAOID, -1, InvalidOid);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = host_exprs;
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = device_exprs;
+	cscan->custom_scan_tlist = NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = &ossd_scan_plan_methods;
+	cscan->custom_private = list_make5(progc,
+									   prog.bind,
+									   attnos_of(list_concat(list_copy(tlist), host_exprs),
+												 rel->relid),
+									   makeString(kernel ? kernel : ""),
+									   NIL);
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(prog.ninsns));
+	return &cscan->scan.plan;
+}
+
+void
+ossd_planner_init(void)
+{
+	RegisterCustomScanMethods(&ossd_scan_plan_methods);
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = ossd_set_rel_pathlist;
+}

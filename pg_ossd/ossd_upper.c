@@ -1,0 +1,982 @@
+/*-------------------------------------------------------------------------
+ *
+ * ossd_upper.c
+ *		  Device-side partial aggregation with a host-side final merge.
+ *
+ * create_upper_paths_hook adds, for a query aggregating one relation on
+ * the drive whose quals can all be offloaded, a CustomScan that replaces
+ * the Agg node: the drive computes partial groups (count, sum, avg, min,
+ * max; GROUP BY plain columns) over its blocks; the host merges them with
+ * PostgreSQL's own equality and arithmetic (numeric_add, numeric_div, the
+ * type's btree comparison), and aggregates the rows and blocks the drive
+ * could not (host blocks, TOAST, overflow, full group table) from the
+ * tuples themselves.  Results are exact: sums are merged as numerics and
+ * cast to the aggregate's result type at the end, avg is sum / count as
+ * numeric_div computes it, exactly like int8_avg / numeric_avg.
+ *
+ * Not offloaded (stays a normal Agg): DISTINCT / ORDER BY / FILTER
+ * aggregates, grouping sets, HAVING, float sums and min/max (order- and
+ * sign-of-zero-dependent), numeric min/max or keys without a fixed scale,
+ * text min/max outside the C collation, and anything not on the
+ * whitelist.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_aggregate_d.h"
+#include "catalog/pg_namespace_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/pg_locale.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+
+#include "ossd_rt.h"
+#include "ossd_scan.h"
+#include "ossd_exec.h"
+#include "pg_ossd.h"
+
+static create_upper_paths_hook_type prev_upper_hook = NULL;
+
+/* aggpriv positions */
+#define AP_RELID	0
+#define AP_MAP		1
+#define AP_OUTPUTS	2
+#define AP_GROUPBY	3
+#define AP_AGGS		4
+#define AP_KEYS		5
+#define AP_ARGS		6
+#define AP_QUALS	7
+#define AP_EQOPS	8
+#define AP_KCOLLS	9
+
+/* per aggregate IntList positions */
+#define AG_KIND		0
+#define AG_INPUT	1
+#define AG_ARGTYPE	2
+#define AG_RESTYPE	3
+#define AG_COLL		4
+
+static Plan *ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
+								CustomPath *best_path, List *tlist,
+								List *clauses, List *custom_plans);
+
+static CustomPathMethods ossd_agg_path_methods = {
+	.CustomName = "OssdScan",
+	.PlanCustomPath = ossd_plan_agg_path,
+};
+
+static bool
+sum_type_ok(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID;
+}
+
+/* Classify one Aggref; -1 if not offloadable. */
+static int
+classify_aggref(Aggref *a, Expr **arg, Oid *argtype)
+{
+	char	   *name;
+	Expr	   *e = NULL;
+
+	if (a->aggdistinct || a->aggorder || a->aggfilter || a->agglevelsup != 0 ||
+		a->aggkind != AGGKIND_NORMAL || a->aggsplit != AGGSPLIT_SIMPLE ||
+		a->aggvariadic)
+		return -1;
+	if (get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return -1;
+	name = get_func_name(a->aggfnoid);
+	if (a->aggstar)
+	{
+		*arg = NULL;
+		*argtype = InvalidOid;
+		return strcmp(name, "count") == 0 ? OSSD_AGG_COUNT_STAR : -1;
+	}
+	if (list_length(a->args) != 1)
+		return -1;
+	e = ((TargetEntry *) linitial(a->args))->expr;
+	while (IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	*arg = e;
+	*argtype = exprType((Node *) e);
+	if (!ossd_type_supported(*argtype))
+		return -1;
+	if (strcmp(name, "count") == 0)
+		return OSSD_AGG_COUNT;
+	if (strcmp(name, "sum") == 0 && sum_type_ok(*argtype))
+		return OSSD_AGG_SUM;
+	if (strcmp(name, "avg") == 0 && sum_type_ok(*argtype))
+		return OSSD_AGG_AVG;
+	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
+	{
+		int			k = name[1] == 'i' ? OSSD_AGG_MIN : OSSD_AGG_MAX;
+
+		switch (*argtype)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case DATEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+				return k;
+			case NUMERICOID:
+				/* ties of different display scale: only fixed-scale columns */
+				if (IsA(e, Var) && ((Var *) e)->vartypmod >= 0)
+					return k;
+				return -1;
+			case TEXTOID:
+			case VARCHAROID:
+				return lc_collate_is_c(a->inputcollid) ? k : -1;
+			default:
+				return -1;
+		}
+	}
+	return -1;
+}
+
+static void
+ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+						RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	char	   *uri;
+	List	   *quals = NIL;
+	List	   *keys;
+	List	   *eqops = NIL;
+	List	   *kcolls = NIL;
+	List	   *aggrefs = NIL;
+	List	   *vars;
+	List	   *args = NIL;
+	List	   *aggspecs = NIL;
+	List	   *outs = NIL;		/* output column exprs */
+	List	   *groupby = NIL;
+	bool		need_map = false;
+	ListCell   *lc;
+	Index		relid;
+	OssdProgram fprog,
+				mprog;
+	char	   *why;
+	List	   *bind = NIL;
+	List	   *proj = NIL;
+	List	   *outputs = NIL;
+	Const	   *progc;
+	Const	   *mapc;
+	List	   *aggpriv;
+	List	   *scan_tlist = NIL;
+	CustomPath *cp;
+	int			resno = 1;
+	Path	   *cheapest;
+
+	if (prev_upper_hook)
+		prev_upper_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || !ossd_enabled || !ossd_aggregate_pushdown)
+		return;
+	if (parse->groupingSets || parse->havingQual || parse->hasWindowFuncs ||
+		parse->hasTargetSRFs || !parse->hasAggs)
+		return;
+	if (input_rel->reloptkind != RELOPT_BASEREL)
+		return;
+	relid = input_rel->relid;
+	rte = planner_rt_fetch(relid, root);
+	if (!ossd_rel_candidate(root, input_rel, rte, &uri))
+		return;
+
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+
+		if (ri->pseudoconstant || !ossd_qual_pushable(ri->clause, relid))
+			return;
+		quals = lappend(quals, ri->clause);
+	}
+	memset(&fprog, 0, sizeof(fprog));
+	if (quals && !ossd_compile_filter(quals, relid, &fprog, &why))
+		return;
+
+	/* group keys: plain Vars of the relation */
+	keys = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst(lc);
+
+		if (!OidIsValid(sgc->eqop) || !sgc->hashable)
+			return;
+		eqops = lappend_oid(eqops, sgc->eqop);
+	}
+	foreach(lc, keys)
+	{
+		Expr	   *k = lfirst(lc);
+		Oid			t = exprType((Node *) k);
+
+		if (!IsA(k, Var) || ((Var *) k)->varno != relid || ((Var *) k)->varattno <= 0 ||
+			!ossd_type_supported(t) || t == FLOAT4OID || t == FLOAT8OID)
+			return;
+		if (t == NUMERICOID && ((Var *) k)->vartypmod < 0)
+			return;
+		kcolls = lappend_oid(kcolls, exprCollation((Node *) k));
+	}
+	if (list_length(keys) > 16)
+		return;
+
+	/* aggregates, and no stray column outside them */
+	vars = pull_var_clause((Node *) output_rel->reltarget->exprs,
+						   PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Node	   *n = lfirst(lc);
+
+		if (IsA(n, Aggref))
+			aggrefs = lappend(aggrefs, n);
+		else if (!list_member(keys, n))
+			return;
+	}
+	if (aggrefs == NIL || list_length(aggrefs) > 24)
+		return;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst(lc);
+		Expr	   *arg;
+		Oid			argtype;
+		int			kind = classify_aggref(a, &arg, &argtype);
+
+		if (kind < 0)
+			return;
+		if (arg && !IsA(arg, Var))
+		{
+			if (argtype != NUMERICOID)
+				return;
+			need_map = true;
+		}
+		if (arg && IsA(arg, Var) && (((Var *) arg)->varno != relid || ((Var *) arg)->varattno <= 0))
+			return;
+		args = lappend(args, arg ? (Node *) arg : (Node *) makeNullConst(INT4OID, -1, InvalidOid));
+		aggspecs = lappend(aggspecs, list_make5_int(kind, -1, argtype, a->aggtype,
+													a->inputcollid));
+	}
+
+	/* output columns: keys first, then distinct aggregate inputs */
+	outs = list_copy(keys);
+	foreach(lc, keys)
+		groupby = lappend_int(groupby, foreach_current_index(lc));
+	{
+		ListCell   *ac,
+				   *sc;
+
+		forboth(ac, args, sc, aggspecs)
+		{
+			List	   *spec = lfirst(sc);
+			Node	   *arg = lfirst(ac);
+			int			pos;
+
+			if (linitial_int(spec) == OSSD_AGG_COUNT_STAR)
+			{
+				lsecond_int(spec) = 0;
+				continue;
+			}
+			pos = list_member(outs, arg) ? -1 : list_length(outs);
+			if (pos < 0)
+			{
+				ListCell   *oc;
+
+				foreach(oc, outs)
+					if (equal(lfirst(oc), arg))
+					{
+						pos = foreach_current_index(oc);
+						break;
+					}
+			}
+			else
+				outs = lappend(outs, arg);
+			lsecond_int(spec) = pos;
+		}
+	}
+	if (list_length(outs) > OSSD_KCTX_MAX_OUT)
+		return;
+
+	memset(&mprog, 0, sizeof(mprog));
+	if (need_map)
+	{
+		/* a map kernel outputs by-value types and numeric only */
+		foreach(lc, outs)
+		{
+			Oid			t = exprType(lfirst(lc));
+
+			if (t == TEXTOID || t == VARCHAROID || t == BPCHAROID)
+				return;
+		}
+		if (!ossd_compile_map(outs, relid, fprog.bind, &mprog, &why))
+			return;
+		bind = mprog.bind;
+		foreach(lc, outs)
+		{
+			Oid			t = exprType(lfirst(lc));
+			int16		len;
+			bool		byval;
+			char		align;
+
+			get_typlenbyvalalign(t, &len, &byval, &align);
+			outputs = lappend(outputs, list_make5_int(t, len, byval,
+													  align == TYPALIGN_DOUBLE ? 8 : align == TYPALIGN_INT ? 4 :
+													  align == TYPALIGN_SHORT ? 2 : 1,
+													  exprTypmod(lfirst(lc))));
+		}
+	}
+	else
+	{
+		bind = fprog.bind;
+		foreach(lc, outs)
+			proj = lappend_int(proj, ((Var *) lfirst(lc))->varattno);
+	}
+
+	progc = fprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(fprog.image), false, false)
+		: makeNullConst(BYTEAOID, -1, InvalidOid);
+	mapc = mprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(mprog.image), false, false)
+		: makeNullConst(BYTEAOID, -1, InvalidOid);
+
+	aggpriv = list_make5(makeInteger(relid), mapc, outputs, groupby, aggspecs);
+	aggpriv = lappend(aggpriv, keys);
+	aggpriv = lappend(aggpriv, args);
+	aggpriv = lappend(aggpriv, quals);
+	aggpriv = lappend(aggpriv, eqops);
+	aggpriv = lappend(aggpriv, kcolls);
+
+	foreach(lc, keys)
+		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+	foreach(lc, aggrefs)
+		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+
+	cp = makeNode(CustomPath);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = output_rel;
+	cp->path.pathtarget = output_rel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = false;
+	cp->path.parallel_workers = 0;
+	cp->path.rows = keys ? Max(1.0, output_rel->rows) : 1;
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->custom_paths = NIL;
+	{
+		List	   *priv = list_make5(progc, bind, proj, makeString(""), aggpriv);
+
+		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
+		cp->custom_private = list_make2(priv, scan_tlist);
+	}
+	cp->methods = &ossd_agg_path_methods;
+
+	/* cost: the drive reads the all-visible part, the host the rest */
+	cheapest = input_rel->cheapest_total_path;
+	{
+		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
+
+		cp->path.startup_cost = 10.0;
+		cp->path.total_cost = 10.0 + cheapest->total_cost * ((1.0 - f) + f * ossd_cost_factor) +
+			cp->path.rows * cpu_tuple_cost;
+	}
+	if (ossd_force_offload)
+	{
+		output_rel->pathlist = NIL;
+		output_rel->partial_pathlist = NIL;
+		cp->path.startup_cost = 0;
+		cp->path.total_cost = 0;
+	}
+	add_path(output_rel, &cp->path);
+}
+
+static Plan *
+ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *priv = linitial(best_path->custom_private);
+	List	   *aggpriv = list_nth(priv, OSSD_PRIV_AGG);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = priv;
+	cscan->custom_scan_tlist = lsecond(best_path->custom_private);
+	cscan->custom_relids = bms_make_singleton(intVal(linitial(aggpriv)));
+	cscan->methods = &ossd_scan_plan_methods;
+	return &cscan->scan.plan;
+}
+
+void
+ossd_upper_init(void)
+{
+	prev_upper_hook = create_upper_paths_hook;
+	create_upper_paths_hook = ossd_create_upper_paths;
+}
+
+/* =====================================================================
+ * Executor side
+ * ===================================================================== */
+typedef struct AggAcc
+{
+	int64		count;
+	Datum		sum;			/* Numeric, or 0 */
+	bool		has_val;
+	Datum		val;			/* min/max */
+} AggAcc;
+
+typedef struct OssdAggExec
+{
+	int			nkeys;
+	int			naggs;
+	int			nouts;
+	int		   *agg_kind;
+	int		   *agg_input;
+	Oid		   *agg_argtype;
+	Oid		   *agg_restype;
+	Oid		   *agg_coll;
+	bool	   *agg_argbyval;
+	int16	   *agg_arglen;
+	FmgrInfo   *agg_cmp;
+	ExprState **key_states;
+	ExprState **arg_states;
+	bool	   *out_byval;
+	bool	   *key_byval;
+	int16	   *key_len;
+	TupleDesc	keydesc;
+	TupleTableSlot *keyslot;
+	TupleTableSlot *hashslot;
+	TupleHashTable ht;
+	AggAcc	   *single;			/* no GROUP BY */
+	MemoryContext tablecxt;
+	MemoryContext tempcxt;
+	bool		built;
+	bool		single_done;
+	TupleHashIterator iter;
+	void	   *keyviews;		/* struct ossd_value_view[nkeys] */
+	void	   *aggviews;		/* struct ossd_agg_state_view[naggs] */
+	bool	   *agg_viewbyval;
+} OssdAggExec;
+
+static AggAcc *
+group_acc(OssdScanState *ss, TupleTableSlot *keyslot)
+{
+	OssdAggExec *ae = ss->agg;
+	TupleHashEntry e;
+	bool		isnew;
+
+	if (ae->nkeys == 0)
+		return ae->single;
+	e = LookupTupleHashEntry(ae->ht, keyslot, &isnew, NULL);
+	if (isnew)
+		e->additional = MemoryContextAllocZero(ae->tablecxt, sizeof(AggAcc) * ae->naggs);
+	return (AggAcc *) e->additional;
+}
+
+static Datum
+to_numeric(Datum d, Oid t)
+{
+	switch (t)
+	{
+		case INT2OID:
+			return NumericGetDatum(int64_to_numeric(DatumGetInt16(d)));
+		case INT4OID:
+			return NumericGetDatum(int64_to_numeric(DatumGetInt32(d)));
+		case INT8OID:
+			return NumericGetDatum(int64_to_numeric(DatumGetInt64(d)));
+		default:
+			return d;
+	}
+}
+
+static void
+acc_sum(OssdAggExec *ae, AggAcc *acc, Datum num)
+{
+	MemoryContext old = MemoryContextSwitchTo(ae->tablecxt);
+	Datum		prev = acc->sum;
+
+	if (prev == (Datum) 0)
+		acc->sum = datumCopy(num, false, -1);
+	else
+	{
+		acc->sum = DirectFunctionCall2(numeric_add, prev, num);
+		pfree(DatumGetPointer(prev));
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static void
+acc_minmax(OssdAggExec *ae, int a, AggAcc *acc, Datum v)
+{
+	bool		replace;
+
+	if (!acc->has_val)
+		replace = true;
+	else
+	{
+		int32		c = DatumGetInt32(FunctionCall2Coll(&ae->agg_cmp[a], ae->agg_coll[a], v, acc->val));
+
+		replace = ae->agg_kind[a] == OSSD_AGG_MIN ? c < 0 : c > 0;
+	}
+	if (replace)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ae->tablecxt);
+
+		if (acc->has_val && !ae->agg_argbyval[a])
+			pfree(DatumGetPointer(acc->val));
+		acc->val = datumCopy(v, ae->agg_argbyval[a], ae->agg_arglen[a]);
+		acc->has_val = true;
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Aggregate one host-side tuple (in ss->rel_slot form). */
+static void
+agg_host_tuple(OssdScanState *ss, TupleTableSlot *slot)
+{
+	OssdAggExec *ae = ss->agg;
+	ExprContext *econtext = ss->css.ss.ps.ps_ExprContext;
+	AggAcc	   *accs;
+
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	ExecClearTuple(ae->keyslot);
+	for (int k = 0; k < ae->nkeys; k++)
+		ae->keyslot->tts_values[k] = ExecEvalExpr(ae->key_states[k], econtext,
+												  &ae->keyslot->tts_isnull[k]);
+	ExecStoreVirtualTuple(ae->keyslot);
+	accs = group_acc(ss, ae->keyslot);
+	for (int a = 0; a < ae->naggs; a++)
+	{
+		bool		isnull;
+		Datum		v;
+
+		if (ae->agg_kind[a] == OSSD_AGG_COUNT_STAR)
+		{
+			accs[a].count++;
+			continue;
+		}
+		v = ExecEvalExpr(ae->arg_states[a], econtext, &isnull);
+		if (isnull)
+			continue;
+		accs[a].count++;
+		switch (ae->agg_kind[a])
+		{
+			case OSSD_AGG_SUM:
+			case OSSD_AGG_AVG:
+				acc_sum(ae, &accs[a], to_numeric(v, ae->agg_argtype[a]));
+				break;
+			case OSSD_AGG_MIN:
+			case OSSD_AGG_MAX:
+				acc_minmax(ae, a, &accs[a], v);
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+/* Merge the partial groups of a chunk (called by ossd_exec.c). */
+void		ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
+void
+ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c)
+{
+	OssdAggExec *ae = ss->agg;
+	struct ossd_value_view *keys = ae->keyviews;
+	struct ossd_agg_state_view *st = ae->aggviews;
+	size_t		pos = 0;
+	int			r;
+
+	while ((r = ossd_group_read(c->groups.data, c->groups.len, &pos, ae->nkeys,
+								ae->key_byval, keys, ae->naggs, ae->agg_viewbyval, st)) > 0)
+	{
+		AggAcc	   *accs;
+
+		ExecClearTuple(ae->keyslot);
+		for (int k = 0; k < ae->nkeys; k++)
+		{
+			ae->keyslot->tts_isnull[k] = keys[k].isnull;
+			ae->keyslot->tts_values[k] = keys[k].isnull ? (Datum) 0 :
+				ae->key_byval[k] ? (Datum) keys[k].datum : PointerGetDatum(keys[k].data);
+		}
+		ExecStoreVirtualTuple(ae->keyslot);
+		accs = group_acc(ss, ae->keyslot);
+		for (int a = 0; a < ae->naggs; a++)
+		{
+			switch (ae->agg_kind[a])
+			{
+				case OSSD_AGG_COUNT_STAR:
+				case OSSD_AGG_COUNT:
+					accs[a].count += st[a].count;
+					break;
+				case OSSD_AGG_SUM:
+				case OSSD_AGG_AVG:
+					if (st[a].count > 0)
+					{
+						struct ossd_numeric n;
+						char		buf[OSSD_NUMERIC_PG_MAXLEN + 8];
+						size_t		len;
+
+						if (st[a].flags & OSSD_AGGF_FLOAT)
+							elog(ERROR, "pg_ossd: unexpected float partial sum");
+						n.lo = st[a].sum_lo;
+						n.hi = st[a].sum_hi;
+						n.scale = st[a].scale;
+						n.flags = 0;
+						if (ossd_numeric_to_pg(&n, buf, sizeof(buf), &len) != 0)
+							ereport(ERROR,
+									(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+									 errmsg("offloaded aggregation returned an unrepresentable sum"),
+									 errdetail("scale %d", st[a].scale)));
+						accs[a].count += st[a].count;
+						acc_sum(ae, &accs[a], PointerGetDatum(buf));
+					}
+					break;
+				case OSSD_AGG_MIN:
+				case OSSD_AGG_MAX:
+					accs[a].count += st[a].count;
+					if ((st[a].flags & OSSD_AGGF_HAS_VALUE) && !st[a].value.isnull)
+						acc_minmax(ae, a, &accs[a],
+								   ae->agg_argbyval[a] ? (Datum) st[a].value.datum :
+								   PointerGetDatum(st[a].value.data));
+					break;
+			}
+		}
+	}
+	if (r < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("malformed partial group in a scan chunk from drive \"%s\"", ss->uri)));
+}
+
+void		ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc);
+void
+ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc)
+{
+	OssdAggExec *ae = ss->agg;
+	List	   *aggpriv = ss->aggpriv;
+	Const	   *mapc = list_nth(aggpriv, AP_MAP);
+	List	   *outputs = list_nth(aggpriv, AP_OUTPUTS);
+	List	   *groupby = list_nth(aggpriv, AP_GROUPBY);
+	ListCell   *lc;
+	int			i;
+
+	if (!mapc->constisnull)
+	{
+		bytea	   *m = DatumGetByteaPP(mapc->constvalue);
+
+		sc->map_program.data = (uint8_t *) VARDATA_ANY(m);
+		sc->map_program.len = VARSIZE_ANY_EXHDR(m);
+		sc->n_outputs = list_length(outputs);
+		sc->outputs = palloc(sizeof(Ossd__OutputColumn *) * (sc->n_outputs + 1));
+		i = 0;
+		foreach(lc, outputs)
+		{
+			List	   *o = lfirst(lc);
+			Ossd__OutputColumn *oc = palloc(sizeof(Ossd__OutputColumn));
+
+			ossd__output_column__init(oc);
+			oc->type_oid = list_nth_int(o, 0);
+			oc->len = list_nth_int(o, 1);
+			oc->byval = list_nth_int(o, 2);
+			oc->align = list_nth_int(o, 3);
+			oc->typmod = list_nth_int(o, 4);
+			sc->outputs[i++] = oc;
+		}
+		sc->n_projection = 0;
+	}
+	sc->n_group_by = list_length(groupby);
+	sc->group_by = palloc(sizeof(uint32) * (sc->n_group_by + 1));
+	i = 0;
+	foreach(lc, groupby)
+		sc->group_by[i++] = lfirst_int(lc);
+	sc->n_aggs = ae->naggs;
+	sc->aggs = palloc(sizeof(Ossd__AggSpec *) * (ae->naggs + 1));
+	for (i = 0; i < ae->naggs; i++)
+	{
+		Ossd__AggSpec *as = palloc(sizeof(Ossd__AggSpec));
+
+		ossd__agg_spec__init(as);
+		as->kind = ae->agg_kind[i];
+		as->input = ae->agg_kind[i] == OSSD_AGG_COUNT_STAR ? 0 : ae->agg_input[i];
+		as->type_oid = ae->agg_argtype[i];
+		sc->aggs[i] = as;
+	}
+}
+
+/* Set up aggregation state (from ossd_scan_begin). */
+void		ossd_agg_begin(OssdScanState *ss, EState *estate);
+void
+ossd_agg_begin(OssdScanState *ss, EState *estate)
+{
+	List	   *aggpriv = ss->aggpriv;
+	List	   *keys = list_nth(aggpriv, AP_KEYS);
+	List	   *args = list_nth(aggpriv, AP_ARGS);
+	List	   *specs = list_nth(aggpriv, AP_AGGS);
+	List	   *eqops = list_nth(aggpriv, AP_EQOPS);
+	List	   *kcolls = list_nth(aggpriv, AP_KCOLLS);
+	List	   *outputs = list_nth(aggpriv, AP_OUTPUTS);
+	OssdAggExec *ae = palloc0(sizeof(OssdAggExec));
+	ListCell   *lc;
+	int			i;
+
+	ss->agg = ae;
+	ae->nkeys = list_length(keys);
+	ae->naggs = list_length(specs);
+	ae->agg_kind = palloc0(sizeof(int) * ae->naggs);
+	ae->agg_input = palloc0(sizeof(int) * ae->naggs);
+	ae->agg_argtype = palloc0(sizeof(Oid) * ae->naggs);
+	ae->agg_restype = palloc0(sizeof(Oid) * ae->naggs);
+	ae->agg_coll = palloc0(sizeof(Oid) * ae->naggs);
+	ae->agg_argbyval = palloc0(sizeof(bool) * ae->naggs);
+	ae->agg_arglen = palloc0(sizeof(int16) * ae->naggs);
+	ae->agg_viewbyval = palloc0(sizeof(bool) * ae->naggs);
+	ae->agg_cmp = palloc0(sizeof(FmgrInfo) * ae->naggs);
+	ae->arg_states = palloc0(sizeof(ExprState *) * ae->naggs);
+	ae->key_states = palloc0(sizeof(ExprState *) * (ae->nkeys + 1));
+	ae->key_byval = palloc0(sizeof(bool) * (ae->nkeys + 1));
+	ae->key_len = palloc0(sizeof(int16) * (ae->nkeys + 1));
+	ae->keyviews = palloc0(sizeof(struct ossd_value_view) * (ae->nkeys + 1));
+	ae->aggviews = palloc0(sizeof(struct ossd_agg_state_view) * (ae->naggs + 1));
+
+	i = 0;
+	foreach(lc, specs)
+	{
+		List	   *s = lfirst(lc);
+
+		ae->agg_kind[i] = list_nth_int(s, AG_KIND);
+		ae->agg_input[i] = list_nth_int(s, AG_INPUT);
+		ae->agg_argtype[i] = list_nth_int(s, AG_ARGTYPE);
+		ae->agg_restype[i] = list_nth_int(s, AG_RESTYPE);
+		ae->agg_coll[i] = list_nth_int(s, AG_COLL);
+		if (OidIsValid(ae->agg_argtype[i]))
+		{
+			get_typlenbyval(ae->agg_argtype[i], &ae->agg_arglen[i], &ae->agg_argbyval[i]);
+			ae->agg_viewbyval[i] = ae->agg_argbyval[i];
+		}
+		if (ae->agg_kind[i] == OSSD_AGG_MIN || ae->agg_kind[i] == OSSD_AGG_MAX)
+		{
+			TypeCacheEntry *tce = lookup_type_cache(ae->agg_argtype[i], TYPECACHE_CMP_PROC_FINFO);
+
+			if (!OidIsValid(tce->cmp_proc_finfo.fn_oid))
+				elog(ERROR, "pg_ossd: no comparison function for type %u", ae->agg_argtype[i]);
+			fmgr_info_copy(&ae->agg_cmp[i], &tce->cmp_proc_finfo, CurrentMemoryContext);
+		}
+		i++;
+	}
+	i = 0;
+	foreach(lc, args)
+	{
+		if (ae->agg_kind[i] != OSSD_AGG_COUNT_STAR)
+			ae->arg_states[i] = ExecInitExpr(lfirst(lc), &ss->css.ss.ps);
+		i++;
+	}
+
+	ae->keydesc = CreateTemplateTupleDesc(ae->nkeys);
+	i = 0;
+	foreach(lc, keys)
+	{
+		Expr	   *k = lfirst(lc);
+
+		TupleDescInitEntry(ae->keydesc, i + 1, NULL, exprType((Node *) k),
+						   exprTypmod((Node *) k), 0);
+		TupleDescInitEntryCollation(ae->keydesc, i + 1, exprCollation((Node *) k));
+		get_typlenbyval(exprType((Node *) k), &ae->key_len[i], &ae->key_byval[i]);
+		ae->key_states[i] = ExecInitExpr(k, &ss->css.ss.ps);
+		i++;
+	}
+	/* with a map kernel, key outputs are by-value or numeric: same byval */
+	(void) outputs;
+	ae->keyslot = ExecAllocTableSlot(&estate->es_tupleTable, ae->keydesc, &TTSOpsVirtual);
+	ae->hashslot = ExecAllocTableSlot(&estate->es_tupleTable, ae->keydesc, &TTSOpsMinimalTuple);
+	ae->tablecxt = AllocSetContextCreate(estate->es_query_cxt, "pg_ossd groups",
+										 ALLOCSET_DEFAULT_SIZES);
+	ae->tempcxt = AllocSetContextCreate(estate->es_query_cxt, "pg_ossd group hash temp",
+										ALLOCSET_DEFAULT_SIZES);
+	if (ae->nkeys > 0)
+	{
+		Oid		   *eqoids = palloc(sizeof(Oid) * ae->nkeys);
+		Oid		   *eqfuncs;
+		FmgrInfo   *hashfns;
+		AttrNumber *cols = palloc(sizeof(AttrNumber) * ae->nkeys);
+		Oid		   *colls = palloc(sizeof(Oid) * ae->nkeys);
+
+		i = 0;
+		foreach(lc, eqops)
+		{
+			eqoids[i] = lfirst_oid(lc);
+			cols[i] = i + 1;
+			colls[i] = list_nth_oid(kcolls, i);
+			i++;
+		}
+		execTuplesHashPrepare(ae->nkeys, eqoids, &eqfuncs, &hashfns);
+		ae->ht = BuildTupleHashTableExt(&ss->css.ss.ps, ae->keydesc, ae->nkeys, cols,
+										eqfuncs, hashfns, colls, 1024, 0,
+										estate->es_query_cxt, ae->tablecxt, ae->tempcxt,
+										false);
+	}
+	else
+		ae->single = MemoryContextAllocZero(ae->tablecxt, sizeof(AggAcc) * ae->naggs);
+}
+
+/* Fill the scan slot (custom_scan_tlist: keys, then aggregates). */
+static TupleTableSlot *
+emit_group(OssdScanState *ss, TupleTableSlot *keys, AggAcc *accs)
+{
+	OssdAggExec *ae = ss->agg;
+	TupleTableSlot *slot = ss->css.ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(slot);
+	if (keys)
+	{
+		slot_getallattrs(keys);
+		for (int k = 0; k < ae->nkeys; k++)
+		{
+			slot->tts_values[k] = keys->tts_values[k];
+			slot->tts_isnull[k] = keys->tts_isnull[k];
+		}
+	}
+	for (int a = 0; a < ae->naggs; a++)
+	{
+		int			c = ae->nkeys + a;
+		AggAcc	   *acc = &accs[a];
+
+		slot->tts_isnull[c] = false;
+		switch (ae->agg_kind[a])
+		{
+			case OSSD_AGG_COUNT_STAR:
+			case OSSD_AGG_COUNT:
+				slot->tts_values[c] = Int64GetDatum(acc->count);
+				break;
+			case OSSD_AGG_SUM:
+				if (acc->count == 0 || acc->sum == (Datum) 0)
+					slot->tts_isnull[c] = true;
+				else if (ae->agg_restype[a] == INT8OID)
+					slot->tts_values[c] = DirectFunctionCall1(numeric_int8, acc->sum);
+				else
+					slot->tts_values[c] = acc->sum;
+				break;
+			case OSSD_AGG_AVG:
+				if (acc->count == 0 || acc->sum == (Datum) 0)
+					slot->tts_isnull[c] = true;
+				else
+					slot->tts_values[c] = DirectFunctionCall2(numeric_div, acc->sum,
+															  NumericGetDatum(int64_to_numeric(acc->count)));
+				break;
+			case OSSD_AGG_MIN:
+			case OSSD_AGG_MAX:
+				if (!acc->has_val)
+					slot->tts_isnull[c] = true;
+				else
+					slot->tts_values[c] = acc->val;
+				break;
+		}
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
+TupleTableSlot *ossd_agg_next(OssdScanState *ss);
+TupleTableSlot *
+ossd_agg_next(OssdScanState *ss)
+{
+	OssdAggExec *ae = ss->agg;
+
+	if (!ae->built)
+	{
+		TupleTableSlot *slot;
+
+		while ((slot = ossd_scan_next_row(ss)) != NULL)
+			agg_host_tuple(ss, slot);
+		ae->built = true;
+		if (ae->ht)
+			InitTupleHashIterator(ae->ht, &ae->iter);
+	}
+	if (ae->nkeys == 0)
+	{
+		if (ae->single_done)
+			return NULL;
+		ae->single_done = true;
+		return emit_group(ss, NULL, ae->single);
+	}
+	for (;;)
+	{
+		TupleHashEntry e = ScanTupleHashTable(ae->ht, &ae->iter);
+
+		if (e == NULL)
+			return NULL;
+		ExecStoreMinimalTuple(e->firstTuple, ae->hashslot, false);
+		return emit_group(ss, ae->hashslot, (AggAcc *) e->additional);
+	}
+}
+
+void		ossd_agg_rescan(OssdScanState *ss);
+void
+ossd_agg_rescan(OssdScanState *ss)
+{
+	OssdAggExec *ae = ss->agg;
+
+	ae->built = false;
+	ae->single_done = false;
+	MemoryContextReset(ae->tablecxt);
+	if (ae->ht)
+		ResetTupleHashTable(ae->ht);
+	else
+		ae->single = MemoryContextAllocZero(ae->tablecxt, sizeof(AggAcc) * ae->naggs);
+}
+
+void		ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es);
+void
+ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
+{
+	List	   *aggpriv = ss->aggpriv;
+	List	   *specs = list_nth(aggpriv, AP_AGGS);
+	List	   *args = list_nth(aggpriv, AP_ARGS);
+	List	   *keys = list_nth(aggpriv, AP_KEYS);
+	List	   *quals = list_nth(aggpriv, AP_QUALS);
+	Const	   *mapc = list_nth(aggpriv, AP_MAP);
+	StringInfoData buf;
+	ListCell   *sc,
+			   *ac;
+	static const char *names[] = {"count(*)", "count", "sum", "avg", "min", "max"};
+
+	if (quals)
+		ExplainPropertyText("Device Filter",
+							deparse_expression((Node *) make_ands_explicit(quals), dpcontext, false, false), es);
+	initStringInfo(&buf);
+	forboth(sc, specs, ac, args)
+	{
+		int			kind = linitial_int((List *) lfirst(sc));
+
+		if (buf.len)
+			appendStringInfoString(&buf, ", ");
+		if (kind == OSSD_AGG_COUNT_STAR)
+			appendStringInfoString(&buf, names[kind]);
+		else
+			appendStringInfo(&buf, "%s(%s)", names[kind],
+							 deparse_expression(lfirst(ac), dpcontext, false, false));
+	}
+	ExplainPropertyText("Device Partial Aggregates", buf.data, es);
+	if (keys)
+		ExplainPropertyText("Device Group Keys",
+							deparse_expression((Node *) keys, dpcontext, false, false), es);
+	ExplainPropertyText("Device Map Kernel", mapc->constisnull ? "none" : "compiled", es);
+	ExplainPropertyText("Host Final Merge", "numeric_add / numeric_div / btree comparison", es);
+}

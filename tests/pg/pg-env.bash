@@ -1,0 +1,56 @@
+# pg-env.bash - a drive, an ossdfs mount and a private PostgreSQL 15 cluster
+# (postgres user, Unix socket in a temp dir, no TCP) with pg_ossd preloaded
+# and a tablespace "ossd" on the mount.  Source after tests/harness/tap.sh
+# with $top set; builds on tests/integration/ossdfs-lib.bash.
+#   pgenv_up NAME [DRIVE_SIZE]   everything up; trap stops it all on exit
+#   psql_q ...                   psql as postgres (from ossdfs-lib.bash)
+source "$top/tests/integration/ossdfs-lib.bash"
+pg_port=${PG_PORT:-5441}
+
+# Long slot leases: libossd does not renew an idle slot's lease nor claim
+# the slot again when it expired (30 s by default), so an idle ossdfs
+# would get EIO (reported to the lead).  More slots for many backends.
+drive_start () {
+  "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M -- \
+    lease_ms=86400000 slots=64
+}
+
+pgenv_up () {
+  ofs_init "$1"
+  drive_start "${2:-4G}" >"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
+  drive_open_for_postgres
+  fs_mount || return 1
+  mkdir -p "$mnt/ts"
+  chown postgres: "$mnt/ts"
+  pg_init || { cat "$work/initdb.log" >&2; return 1; }
+  cat >>"$pgdata/postgresql.conf" <<CONF
+shared_preload_libraries = 'pg_ossd'
+lc_messages = 'C'
+max_parallel_workers_per_gather = 2
+parallel_setup_cost = 10
+parallel_tuple_cost = 0.001
+min_parallel_table_scan_size = 0
+autovacuum = off
+jit = off
+CONF
+  pg_start || { tail -20 "$work/pg.log" >&2; return 1; }
+  psql_q -c "CREATE TABLESPACE ossd LOCATION '$mnt/ts'" || return 1
+  psql_q -c "CREATE EXTENSION pg_ossd" || return 1
+}
+
+# The cluster uses the C collation so that text ordering and LIKE can be
+# offloaded (tests also use COLLATE clauses to check what is not).
+pg_init () {
+  pgdata=$work/pgdata
+  mkdir -p "$work/pgsock"
+  chown postgres: "$work/pgsock"
+  chmod 755 "$work"
+  mkdir -p "$pgdata"; chown postgres: "$pgdata"; chmod 700 "$pgdata"
+  pg_as "$pgbin/initdb" -D "$pgdata" -A trust -U postgres --no-sync --locale=C -E UTF8 >"$work/initdb.log" 2>&1
+}
+
+# The drive's socket must be reachable by the postgres user.
+drive_open_for_postgres () {
+  chmod 755 "$OSSD_RUNDIR"
+  chmod 666 "$sock"
+}

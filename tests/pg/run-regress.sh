@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# run-regress.sh - TAP wrapper of the pg_ossd pg_regress suites.
+#
+# Starts its own drive, ossdfs mount and private cluster (postgres user,
+# Unix socket in a temp dir), loads tests/pg/setup-tpch.sql into the ossd
+# tablespace, then runs sql/ossd_diff.sql against expected/ossd_diff.out
+# four times: offload forced / offload off, each with parallel query off
+# and on -- identical output every time is the differential check -- and
+# the pgTAP suite sql/ossd_api.sql.  Needs `make -C pg_ossd install` (root).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/tests/harness/tap.sh"
+source "$top/tests/pg/pg-env.bash"
+regress=$(pg_config --pkglibdir)/pgxs/src/test/regress/pg_regress
+
+if ! pgenv_up pg-regress; then
+  tap_not_ok "drive, ossdfs and cluster up"; tap_done; exit 1
+fi
+tap_ok "drive, ossdfs and cluster up"
+mkdir -p "$work/regress"
+cp -r "$top/sql" "$top/expected" "$work/regress/"
+chown -R postgres: "$work/regress"
+
+run_suite () {  # NAME PGOPTIONS TESTS...
+  local name=$1 opts=$2; shift 2
+  local out=$work/regress/out-$name
+  mkdir -p "$out"; chown postgres: "$out"
+  if (cd "$work/regress" && PGOPTIONS="$opts" runuser -u postgres -- "$regress" \
+        --use-existing --dbname=regress_ossd --inputdir=. --outputdir="$out" \
+        --host="$work/pgsock" --port="$pg_port" --user=postgres "$@") >"$out.log" 2>&1; then
+    tap_ok "$name"
+  else
+    tap_not_ok "$name" "$(grep -E 'FAILED|failed' "$out.log" | head -3)"
+    [ -f "$out/regression.diffs" ] && head -60 "$out/regression.diffs" | sed 's/^/# /'
+  fi
+}
+
+psql_q -c "CREATE DATABASE regress_ossd" >/dev/null
+psql_q -d regress_ossd -c "CREATE EXTENSION pg_ossd" >/dev/null
+if psql_q -d regress_ossd -f "$top/tests/pg/setup-tpch.sql" >"$work/setup.log" 2>&1; then
+  tap_ok "TPC-H-like schema loaded on the drive"
+else
+  tap_not_ok "TPC-H-like schema loaded on the drive" "$(tail -3 "$work/setup.log")"
+fi
+
+run_suite "ossd_diff: offload forced, parallel off" "-c ossd.force_offload=on -c max_parallel_workers_per_gather=0" ossd_diff
+run_suite "ossd_diff: offload forced, parallel on"  "-c ossd.force_offload=on -c max_parallel_workers_per_gather=2" ossd_diff
+run_suite "ossd_diff: offload off, parallel off"    "-c ossd.enabled=off -c max_parallel_workers_per_gather=0" ossd_diff
+run_suite "ossd_diff: offload off, parallel on"     "-c ossd.enabled=off -c max_parallel_workers_per_gather=2" ossd_diff
+run_suite "ossd_diff: offload forced, interpreter"  "-c ossd.force_offload=on -c ossd.kernel_mode=interpreter" ossd_diff
+
+# The forced runs really used the drive, for some blocks and not others.
+ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
+      -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM lineitem WHERE l_quantity < 24")
+d=$(echo "$ex" | sed -n 's/.*Blocks on Drive: \([0-9]*\).*/\1/p')
+h=$(echo "$ex" | sed -n 's/.*Blocks on Host: \([0-9]*\).*/\1/p')
+if [ "${d:-0}" -gt 0 ] && [ "${h:-0}" -gt 0 ]; then
+  tap_ok "forced offload scans $d blocks on the drive and $h on the host"
+else
+  tap_not_ok "forced offload scans blocks on the drive and on the host" "$ex"
+fi
+
+# kernels for the pgTAP suite: the clang-built examples and a malicious one
+cp "$top"/build/examples/*.o "$work/"
+cat >"$work/evil.c" <<'KERNEL'
+#include "ossd_kernel.h"
+OSSD_KERNEL (evil)
+{
+  return *(__s64 *) ((char *) ctx + 100000);   /* outside the context */
+}
+KERNEL
+clang-14 -O2 -target bpf -I"$top/offload_runtime/include" -c "$work/evil.c" -o "$work/evil.o"
+chmod 644 "$work"/*.o
+psql_q -d regress_ossd -c "CREATE TABLE test_kernels AS
+  SELECT 'q6_filter' AS name, pg_read_binary_file('$work/q6_filter.o') AS image
+  UNION ALL SELECT 'like_filter', pg_read_binary_file('$work/like_filter.o')
+  UNION ALL SELECT 'evil', pg_read_binary_file('$work/evil.o')" >/dev/null
+
+if psql_q -d regress_ossd -c "CREATE EXTENSION IF NOT EXISTS pgtap" >/dev/null 2>&1; then
+  run_suite "ossd_api (pgTAP)" "" ossd_api
+else
+  tap_not_ok "pgTAP available"
+fi
+tap_done
