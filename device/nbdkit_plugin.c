@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ossd_device.h"
+#include "ossd_jit.h"
 
 static struct ossd_device_options opts;
 static char *image;
@@ -182,6 +183,8 @@ ossd_plugin_after_fork (void)
   int r;
 
   opts.log = log_to_nbdkit;
+  /* Pay LLVM's one-time start-up now, not in the first scan. */
+  ossd_jit_warm_up ();
   r = ossd_device_open (&opts, &dev, why, sizeof why);
   if (r < 0)
     {
