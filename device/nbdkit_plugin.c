@@ -184,7 +184,8 @@ ossd_plugin_after_fork (void)
 
   opts.log = log_to_nbdkit;
   /* Pay LLVM's one-time start-up now, not in the first scan. */
-  ossd_jit_warm_up ();
+  if (ossd_jit_warm_up (why, sizeof why) < 0)
+    nbdkit_debug ("JIT warm-up failed (scans will use the interpreter): %s", why);
   r = ossd_device_open (&opts, &dev, why, sizeof why);
   if (r < 0)
     {
