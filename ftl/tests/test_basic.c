@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "ftl_test_util.h"
+#include "ftl_internal.h"   /* test_fsck_detects pokes at internals */
 
 static int
 setup (void **state)
@@ -393,6 +394,34 @@ test_threads (void **state)
   expect_fsck_clean (f);
 }
 
+static void
+test_fsck_detects (void **state)
+{
+  ftl_t *f = *state;
+  ftl_error e = { "" };
+  uint8_t w[16384] = { 1 };
+  uint64_t n = 0;
+  assert_int_equal (ftl_create_object (f, 1, 90, &e), 0);
+  assert_int_equal (ftl_write (f, 1, 90, 0, w, sizeof w, &e), 0);
+  assert_int_equal (ftl_flush (f, &e), 0);
+  expect_fsck_clean (f);
+  struct ftl_object *o = index_lookup (f, 1, 90);
+  ppa_t p = map_get (f, o, 1);
+  /* a valid sector nobody owns, and a block count that disagrees */
+  map_set (f, o, 1, PPA_NONE);
+  assert_int_equal (ftl_fsck (f, &n, &e), -EUCLEAN);
+  assert_true (n >= 1);
+  assert_true (strstr (e.msg, "sector") != NULL || strstr (e.msg, "used")
+               != NULL);
+  map_set (f, o, 1, p);
+  expect_fsck_clean (f);
+  f->free_blocks++;
+  assert_int_equal (ftl_fsck (f, &n, &e), -EUCLEAN);
+  assert_true (strstr (e.msg, "free block count") != NULL);
+  f->free_blocks--;
+  expect_fsck_clean (f);
+}
+
 int
 main (void)
 {
@@ -408,6 +437,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_batch, setup, teardown),
     cmocka_unit_test_setup_teardown (test_enospc, setup, teardown),
     cmocka_unit_test_setup_teardown (test_threads, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_fsck_detects, setup, teardown),
   };
   return cmocka_run_group_tests_name ("ftl_basic", tests, NULL, NULL);
 }
