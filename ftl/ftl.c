@@ -23,7 +23,7 @@ op_end (struct ftl *f, struct lat_hist *h)
   if (f->op_done > f->now)
     f->now = f->op_done;
   if (h)
-    lat_record (h, f->now - t0);
+    ftl_lat_record (h, f->now - t0);
   if (!f->cfg.pace_real_time)
     return 0;
   uint64_t wall = ftl_wall_ns () - f->pace_wall0;
@@ -53,7 +53,7 @@ ftl_new (const struct ftl_config *cfg_in, struct ftl **out, ftl_error *err)
     return ftl_fail (err, -ENOMEM, "out of memory");
   pthread_mutex_init (&f->lock, NULL);
   f->cfg = *cfg_in;
-  int r = config_complete (&f->cfg, err);
+  int r = ftl_config_complete (&f->cfg, err);
   if (r < 0)
     goto fail;
   snprintf (f->profile, sizeof f->profile, "%s", f->cfg.profile);
@@ -63,7 +63,7 @@ ftl_new (const struct ftl_config *cfg_in, struct ftl **out, ftl_error *err)
   if (r < 0)
     goto fail;
   struct nand_timing tm;
-  timing_for_profile (f->profile, &tm, &f->cfg);
+  ftl_timing_for_profile (f->profile, &tm, &f->cfg);
   r = nand_init (&f->nand, &g, &tm, NULL, err);
   if (r < 0)
     goto fail;
@@ -87,9 +87,9 @@ ftl_setup (struct ftl *f, ftl_error *err)
   f->meta_buf = calloc (1, f->nand.geo.page_size);
   if (!f->scratch || !f->scratch2 || !f->meta_buf)
     return ftl_fail (err, -ENOMEM, "out of memory");
-  if (index_init (f) < 0 || alloc_init (f) < 0)
+  if (ftl_index_init (f) < 0 || ftl_alloc_init (f) < 0)
     return ftl_fail (err, -ENOMEM, "out of memory for FTL tables");
-  if (f->cfg.mapping_mode != FTL_MAP_RAM && dftl_init (f) < 0)
+  if (f->cfg.mapping_mode != FTL_MAP_RAM && ftl_dftl_init (f) < 0)
     return ftl_fail (err, -ENOMEM, "out of memory for the mapping cache");
   f->pace_wall0 = ftl_wall_ns ();
   return 0;
@@ -100,9 +100,9 @@ ftl_free (struct ftl *f)
 {
   if (!f)
     return;
-  dftl_fini (f);
-  index_fini (f);
-  alloc_fini (f);
+  ftl_dftl_fini (f);
+  ftl_index_fini (f);
+  ftl_alloc_fini (f);
   nand_fini (&f->nand);
   free (f->scratch);
   free (f->scratch2);
@@ -149,7 +149,7 @@ ftl_format (const char *image_path, const struct ftl_config *cfg,
   r = ftl_setup (f, err);
   if (r < 0)
     goto fail;
-  wear_mark_factory_bad (f, f->cfg.factory_bad_permille, 0x5eed);
+  ftl_wear_mark_factory_bad (f, f->cfg.factory_bad_permille, 0x5eed);
   if (f->bad_blocks)
     {
       r = ftl_derive (f, err);
@@ -158,15 +158,15 @@ ftl_format (const char *image_path, const struct ftl_config *cfg,
     }
   for (uint32_t b = 0; b < f->nand.geo.total_blocks; b++)
     if (f->blk[b].state != BLK_BAD)
-      block_make_free (f, b);
-  part_add (f, 0);
+      ftl_block_make_free (f, b);
+  ftl_part_add (f, 0);
   if (f->nand.be->ops->persistent)
     {
-      r = sb_write (f, err);
+      r = ftl_sb_write (f, err);
       if (r == 0)
-        r = ckpt_write (f, false, err);
+        r = ftl_ckpt_write (f, false, err);
       if (r == 0)
-        r = state_write (f, 1);
+        r = ftl_state_write (f, 1);
       if (r < 0)
         {
           ftl_fail (err, r, "formatting %s failed: %s", image_path,
@@ -194,10 +194,10 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
     return r;
   struct ftl_config cfg;
   char profile[32];
-  r = sb_read_config (probe, &cfg, profile, err);
+  r = ftl_sb_read_config (probe, &cfg, profile, err);
   uint32_t mounted = 1;
   if (r == 0)
-    r = state_read (probe, &mounted);
+    r = ftl_state_read (probe, &mounted);
   probe->ops->close (probe);
   if (r < 0)
     {
@@ -218,7 +218,7 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
     goto fail;
   uint64_t seq;
   bool clean;
-  r = ckpt_load (f, &seq, &clean, err);
+  r = ftl_ckpt_load (f, &seq, &clean, err);
   if (r < 0)
     goto fail;
   r = ftl_derive (f, err);   /* bad blocks known now */
@@ -227,23 +227,23 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
   f->seq = seq;
   if (mounted)
     {
-      r = recovery_replay (f, seq, err);
+      r = ftl_recovery_replay (f, seq, err);
       if (r < 0)
         goto fail;
     }
-  recovery_rebuild_from_maps (f);
+  ftl_recovery_rebuild_from_maps (f);
   if (mounted)
     {
       /* the replayed records and pages are only safe to erase once a
        * checkpoint holds their effect */
-      r = ckpt_write (f, false, err);
+      r = ftl_ckpt_write (f, false, err);
       if (r < 0)
         goto fail;
     }
   /* a crash can leave few free blocks: reclaim before taking writes */
   if (f->free_blocks < f->gc_low)
-    gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
-  r = state_write (f, 1);
+    ftl_gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
+  r = ftl_state_write (f, 1);
   if (r < 0)
     {
       ftl_fail (err, r, "%s: cannot mark the image open", image_path);
@@ -259,13 +259,13 @@ fail:
 static int
 flush_locked (struct ftl *f, ftl_error *err)
 {
-  int r = streams_flush_all (f);
+  int r = ftl_streams_flush_all (f);
   if (r == 0)
-    r = log_flush (f);
+    r = ftl_log_flush (f);
   if (r == 0)
-    r = streams_flush_all (f);
+    r = ftl_streams_flush_all (f);
   if (r == 0 && f->cfg.mapping_mode != FTL_MAP_RAM)
-    dftl_flush_dirty (f);
+    ftl_dftl_flush_dirty (f);
   if (r == 0 && f->nand.unsynced && f->nand.be->ops->persistent)
     {
       r = f->nand.be->ops->sync (f->nand.be);
@@ -285,8 +285,8 @@ ftl_close (ftl_t *f)
   LOCK (f);
   if (f->nand.be && f->nand.be->ops->persistent)
     {
-      if (flush_locked (f, NULL) == 0 && ckpt_write (f, true, NULL) == 0)
-        state_write (f, 0);
+      if (flush_locked (f, NULL) == 0 && ftl_ckpt_write (f, true, NULL) == 0)
+        ftl_state_write (f, 0);
     }
   pthread_mutex_unlock (&f->lock);
   ftl_free (f);
@@ -299,7 +299,7 @@ ftl_flush (ftl_t *f, ftl_error *err)
   op_begin (f);
   int r = flush_locked (f, err);
   if (r == 0)
-    ckpt_maybe (f);
+    ftl_ckpt_maybe (f);
   return unlock_ret (f, r, op_end (f, NULL));
 }
 
@@ -308,14 +308,14 @@ int
 ftl_create_partition (ftl_t *f, uint64_t pid, ftl_error *err)
 {
   LOCK (f);
-  if (part_exists (f, pid))
+  if (ftl_part_exists (f, pid))
     return UNLOCK (f, ftl_fail (err, -EEXIST, "partition %llu exists",
                                 (unsigned long long) pid));
-  int r = log_append (f, META_PART_CREATE, pid, 0, 0, 0, NULL, 0, NULL);
+  int r = ftl_log_append (f, META_PART_CREATE, pid, 0, 0, 0, NULL, 0, NULL);
   if (r == 0)
-    r = part_add (f, pid);
+    r = ftl_part_add (f, pid);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   if (r < 0)
     ftl_fail (err, r, "creating partition %llu failed: %s",
               (unsigned long long) pid, strerror (-r));
@@ -326,18 +326,18 @@ int
 ftl_remove_partition (ftl_t *f, uint64_t pid, ftl_error *err)
 {
   LOCK (f);
-  if (!part_exists (f, pid))
+  if (!ftl_part_exists (f, pid))
     return UNLOCK (f, ftl_fail (err, -ENOENT, "partition %llu does not exist",
                                 (unsigned long long) pid));
-  uint64_t n = part_count_objects (f, pid);
+  uint64_t n = ftl_part_count_objects (f, pid);
   if (n)
     return UNLOCK (f, ftl_fail (err, -ENOTEMPTY, "partition %llu still "
                                 "holds %llu objects",
                                 (unsigned long long) pid,
                                 (unsigned long long) n));
-  int r = log_append (f, META_PART_REMOVE, pid, 0, 0, 0, NULL, 0, NULL);
+  int r = ftl_log_append (f, META_PART_REMOVE, pid, 0, 0, 0, NULL, 0, NULL);
   if (r == 0)
-    part_del (f, pid);
+    ftl_part_del (f, pid);
   else
     ftl_fail (err, r, "removing partition %llu failed",
               (unsigned long long) pid);
@@ -361,10 +361,10 @@ ftl_list_partitions (ftl_t *f, uint64_t after, uint64_t *pids, size_t cap,
 static struct ftl_object *
 find_obj (struct ftl *f, uint64_t pid, uint64_t oid, ftl_error *err, int *r)
 {
-  struct ftl_object *o = index_lookup (f, pid, oid);
+  struct ftl_object *o = ftl_index_lookup (f, pid, oid);
   if (!o)
     {
-      if (!part_exists (f, pid))
+      if (!ftl_part_exists (f, pid))
         *r = ftl_fail (err, -ENOENT, "partition %llu does not exist",
                        (unsigned long long) pid);
       else
@@ -378,16 +378,16 @@ int
 ftl_create_object (ftl_t *f, uint64_t pid, uint64_t oid, ftl_error *err)
 {
   LOCK (f);
-  if (!part_exists (f, pid))
+  if (!ftl_part_exists (f, pid))
     return UNLOCK (f, ftl_fail (err, -ENOENT, "partition %llu does not exist",
                                 (unsigned long long) pid));
-  if (index_lookup (f, pid, oid))
+  if (ftl_index_lookup (f, pid, oid))
     return UNLOCK (f, ftl_fail (err, -EEXIST, "object %llu:%llu exists",
                                 (unsigned long long) pid,
                                 (unsigned long long) oid));
-  int r = op_create (f, pid, oid, true, NULL, err);
+  int r = ftl_op_create (f, pid, oid, true, NULL, err);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   return UNLOCK (f, r);
 }
 
@@ -398,9 +398,9 @@ ftl_remove_object (ftl_t *f, uint64_t pid, uint64_t oid, ftl_error *err)
   int r = 0;
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
   if (o)
-    r = op_remove (f, o, true, err);
+    r = ftl_op_remove (f, o, true, err);
   if (r == 0)
-    ckpt_maybe (f);
+    ftl_ckpt_maybe (f);
   return UNLOCK (f, r);
 }
 
@@ -437,7 +437,7 @@ ftl_list_objects (ftl_t *f, uint64_t pid, uint64_t after, uint64_t *oids,
 {
   LOCK (f);
   *n = 0;
-  if (!part_exists (f, pid))
+  if (!ftl_part_exists (f, pid))
     return UNLOCK (f, ftl_fail (err, -ENOENT, "partition %llu does not exist",
                                 (unsigned long long) pid));
   if (cap == 0)
@@ -496,7 +496,7 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       uint64_t a = off > soff ? off : soff;
       uint64_t b = off + n < soff + FTL_SECTOR ? off + n : soff + FTL_SECTOR;
       if (f->cfg.mapping_mode != FTL_MAP_RAM)
-        dftl_lookup (f, o, (uint32_t) l, false);
+        ftl_dftl_lookup (f, o, (uint32_t) l, false);
       ppa_t p = map_get (f, o, (uint32_t) l);
       if (p == PPA_NONE)
         {
@@ -504,7 +504,7 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           continue;
         }
       const uint8_t *bd;
-      if (sector_in_buffer (f, p, &bd, NULL))
+      if (ftl_sector_in_buffer (f, p, &bd, NULL))
         {
           if (bd)
             memcpy (dst + (a - off), bd + (a - soff), b - a);
@@ -534,13 +534,13 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
                      && (f->cfg.mapping_mode == FTL_MAP_RAM)
                      && map_get (f, o, (uint32_t) (l + run)) == p + run)
                 run++;
-              r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp,
+              r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, p % g->spp,
                                                 run, dst + (a - off));
               l += run - 1;
             }
           else
             {
-              r = f->nand.be->ops->read_sector (f->nand.be, page, p % g->spp,
+              r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, p % g->spp,
                                                 1, f->scratch);
               memcpy (dst + (a - off), f->scratch + (a - soff), b - a);
             }
@@ -579,9 +579,9 @@ ftl_write (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
   if (!o)
     return UNLOCK (f, r);
   op_begin (f);
-  r = op_write (f, o, off, buf, len, err);
+  r = ftl_op_write (f, o, off, buf, len, err);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   return unlock_ret (f, r, op_end (f, &f->write_lat));
 }
 
@@ -595,9 +595,9 @@ ftl_punch (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, uint64_t len,
   if (!o)
     return UNLOCK (f, r);
   op_begin (f);
-  r = op_punch (f, o, off, len, true, err);
+  r = ftl_op_punch (f, o, off, len, true, err);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   return unlock_ret (f, r, op_end (f, NULL));
 }
 
@@ -614,9 +614,9 @@ ftl_set_length (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t len,
     return UNLOCK (f, ftl_fail (err, -EFBIG, "length %llu beyond the maximum "
                                 "object size", (unsigned long long) len));
   op_begin (f);
-  r = op_set_length (f, o, len, true, err);
+  r = ftl_op_set_length (f, o, len, true, err);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   return unlock_ret (f, r, op_end (f, NULL));
 }
 
@@ -631,7 +631,7 @@ ftl_get_attr (ftl_t *f, uint64_t pid, uint64_t oid, uint32_t page,
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
   if (!o)
     return UNLOCK (f, r);
-  struct ftl_attr *a = attr_find (o, page, number);
+  struct ftl_attr *a = ftl_attr_find (o, page, number);
   if (!a)
     return UNLOCK (f, ftl_fail (err, -ENOENT, "object %llu:%llu has no "
                                 "attribute %u.%u", (unsigned long long) pid,
@@ -655,9 +655,9 @@ ftl_set_attr (ftl_t *f, uint64_t pid, uint64_t oid, uint32_t page,
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
   if (!o)
     return UNLOCK (f, r);
-  r = op_set_attr (f, o, page, number, buf, (uint32_t) len, true, err);
+  r = ftl_op_set_attr (f, o, page, number, buf, (uint32_t) len, true, err);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   return UNLOCK (f, r);
 }
 
@@ -725,16 +725,16 @@ ftl_idle (ftl_t *f, uint64_t budget_ns, ftl_error *err)
       uint64_t t0 = f->now;
       if (f->free_blocks < f->gc_high)
         {
-          r = gc_collect (f, UINT32_MAX, f->gc_high, budget_ns);
+          r = ftl_gc_collect (f, UINT32_MAX, f->gc_high, budget_ns);
           if (r == -ENOSPC)
             r = 0;
         }
       uint64_t used = nand_max_clock (&f->nand) > t0
         ? nand_max_clock (&f->nand) - t0 : 0;
       if (r == 0 && used < budget_ns)
-        r = wear_static_check (f, budget_ns - used);
+        r = ftl_wear_static_check (f, budget_ns - used);
       if (r == 0)
-        r = ckpt_maybe (f);
+        r = ftl_ckpt_maybe (f);
       if (r < 0)
         ftl_fail (err, r, "background GC failed: %s", strerror (-r));
       /* the device was idle for the budget: host time moves on */

@@ -13,7 +13,7 @@
 
 /* ---- GC buckets: CLOSED blocks in doubly linked lists by valid count ---- */
 void
-block_bucket_insert (struct ftl *f, uint32_t b)
+ftl_block_bucket_insert (struct ftl *f, uint32_t b)
 {
   struct block_info *bi = &f->blk[b];
   uint32_t v = bi->valid;
@@ -25,7 +25,7 @@ block_bucket_insert (struct ftl *f, uint32_t b)
 }
 
 void
-block_bucket_remove (struct ftl *f, uint32_t b)
+ftl_block_bucket_remove (struct ftl *f, uint32_t b)
 {
   struct block_info *bi = &f->blk[b];
   if (bi->lprev != BLOCK_NONE)
@@ -45,7 +45,7 @@ heap_less (struct ftl *f, uint32_t a, uint32_t b)
 }
 
 void
-free_heap_push (struct ftl *f, uint32_t die, uint32_t b)
+ftl_free_heap_push (struct ftl *f, uint32_t die, uint32_t b)
 {
   struct free_heap *h = &f->free_heap[die];
   uint32_t i = h->n++;
@@ -144,7 +144,7 @@ free_heap_take_most_worn (struct ftl *f)
 }
 
 void
-block_make_free (struct ftl *f, uint32_t b)
+ftl_block_make_free (struct ftl *f, uint32_t b)
 {
   struct block_info *bi = &f->blk[b];
   bi->state = BLK_FREE;
@@ -152,11 +152,11 @@ block_make_free (struct ftl *f, uint32_t b)
   bi->write_ptr = 0;
   bi->has_meta = 0;
   bi->stream = -1;
-  free_heap_push (f, nand_die_of_block (&f->nand.geo, b), b);
+  ftl_free_heap_push (f, nand_die_of_block (&f->nand.geo, b), b);
 }
 
 int
-block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out)
+ftl_block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out)
 {
   const struct nand_geometry *g = &f->nand.geo;
   /* host writes keep the GC reserve; GC keeps one block for the erase
@@ -183,7 +183,7 @@ block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out)
 
 /* ---- valid accounting ---- */
 void
-sector_validate (struct ftl *f, ppa_t ppa, uint32_t owner, uint32_t lpn)
+ftl_sector_validate (struct ftl *f, ppa_t ppa, uint32_t owner, uint32_t lpn)
 {
   uint32_t b = ppa / f->nand.geo.sectors_per_block;
   struct block_info *bi = &f->blk[b];
@@ -191,14 +191,14 @@ sector_validate (struct ftl *f, ppa_t ppa, uint32_t owner, uint32_t lpn)
   f->rmap[ppa].owner = owner;
   f->rmap[ppa].lpn = lpn;
   if (bi->state == BLK_CLOSED)
-    block_bucket_remove (f, b);
+    ftl_block_bucket_remove (f, b);
   bi->valid++;
   if (bi->state == BLK_CLOSED)
-    block_bucket_insert (f, b);
+    ftl_block_bucket_insert (f, b);
 }
 
 void
-sector_invalidate (struct ftl *f, ppa_t ppa)
+ftl_sector_invalidate (struct ftl *f, ppa_t ppa)
 {
   const struct nand_geometry *g = &f->nand.geo;
   uint32_t b = ppa / g->sectors_per_block;
@@ -207,10 +207,10 @@ sector_invalidate (struct ftl *f, ppa_t ppa)
     return;
   f->valid_bits[ppa >> 6] &= ~(1ull << (ppa & 63));
   if (bi->state == BLK_CLOSED)
-    block_bucket_remove (f, b);
+    ftl_block_bucket_remove (f, b);
   bi->valid--;
   if (bi->state == BLK_CLOSED)
-    block_bucket_insert (f, b);
+    ftl_block_bucket_insert (f, b);
   else if (bi->state == BLK_OPEN && bi->stream >= 0)
     {
       struct ftl_stream *st = &f->streams[bi->stream];
@@ -221,7 +221,7 @@ sector_invalidate (struct ftl *f, ppa_t ppa)
 }
 
 bool
-sector_in_buffer (struct ftl *f, ppa_t ppa, const uint8_t **data,
+ftl_sector_in_buffer (struct ftl *f, ppa_t ppa, const uint8_t **data,
                   struct oob_entry **ent)
 {
   const struct nand_geometry *g = &f->nand.geo;
@@ -266,7 +266,7 @@ stream_add (struct ftl *f, int role, uint32_t width)
 }
 
 uint32_t
-alloc_stream_width (struct ftl *f, int role)
+ftl_alloc_stream_width (struct ftl *f, int role)
 {
   uint32_t dies = f->nand.geo.dies;
   switch (role)
@@ -283,7 +283,7 @@ alloc_stream_width (struct ftl *f, int role)
 }
 
 int
-alloc_init (struct ftl *f)
+ftl_alloc_init (struct ftl *f)
 {
   const struct nand_geometry *g = &f->nand.geo;
   uint32_t nobj = f->cfg.alloc_policy == FTL_ALLOC_PER_OBJECT
@@ -311,7 +311,7 @@ alloc_init (struct ftl *f)
       f->blk[b].lprev = f->blk[b].lnext = BLOCK_NONE;
     }
   int s;
-  s = stream_add (f, ROLE_HOST, alloc_stream_width (f, ROLE_HOST));
+  s = stream_add (f, ROLE_HOST, ftl_alloc_stream_width (f, ROLE_HOST));
   if (s < 0)
     return s;
   f->role_stream[ROLE_HOST] = s;
@@ -319,16 +319,16 @@ alloc_init (struct ftl *f)
     f->role_stream[ROLE_META] = f->role_stream[ROLE_HOST];
   else
     {
-      s = stream_add (f, ROLE_META, alloc_stream_width (f, ROLE_META));
+      s = stream_add (f, ROLE_META, ftl_alloc_stream_width (f, ROLE_META));
       if (s < 0)
         return s;
       f->role_stream[ROLE_META] = s;
     }
-  s = stream_add (f, ROLE_GC, alloc_stream_width (f, ROLE_GC));
+  s = stream_add (f, ROLE_GC, ftl_alloc_stream_width (f, ROLE_GC));
   if (s < 0)
     return s;
   f->role_stream[ROLE_GC] = s;
-  s = stream_add (f, ROLE_COLD, alloc_stream_width (f, ROLE_COLD));
+  s = stream_add (f, ROLE_COLD, ftl_alloc_stream_width (f, ROLE_COLD));
   if (s < 0)
     return s;
   f->role_stream[ROLE_COLD] = s;
@@ -344,7 +344,7 @@ alloc_init (struct ftl *f)
 }
 
 void
-alloc_fini (struct ftl *f)
+ftl_alloc_fini (struct ftl *f)
 {
   if (f->streams)
     for (uint32_t i = 0; i < f->nstreams; i++)
@@ -371,7 +371,7 @@ alloc_fini (struct ftl *f)
 
 /* Which stream a host write to `o` goes to. */
 int
-stream_for_write (struct ftl *f, struct ftl_object *o)
+ftl_stream_for_write (struct ftl *f, struct ftl_object *o)
 {
   if (f->cfg.alloc_policy == FTL_ALLOC_PER_OBJECT && f->obj_stream_count)
     {
@@ -409,7 +409,7 @@ stream_for_write (struct ftl *f, struct ftl_object *o)
 }
 
 void
-streams_release_object (struct ftl *f, struct ftl_object *o)
+ftl_streams_release_object (struct ftl *f, struct ftl_object *o)
 {
   if (o->stream >= 0 && f->streams[o->stream].owner == o->slot)
     f->streams[o->stream].owner = SLOT_NONE;
@@ -425,7 +425,7 @@ stream_close_lane (struct ftl *f, struct ftl_stream *st, uint32_t lane)
   struct block_info *bi = &f->blk[b];
   bi->state = BLK_CLOSED;
   bi->stream = -1;
-  block_bucket_insert (f, b);
+  ftl_block_bucket_insert (f, b);
   st->blocks[lane] = BLOCK_NONE;
 }
 
@@ -455,7 +455,7 @@ retry:
           /* GC may itself program through this stream (the meta log in
            * the unified policy): look at the stream again afterwards */
           gc_tried = true;
-          int r = gc_foreground (f);
+          int r = ftl_gc_foreground (f);
           if (r < 0 && r != -ENOSPC)
             return r;
           goto retry;
@@ -477,13 +477,14 @@ retry:
           r = 0;
         }
       else
-        r = block_alloc (f, die, gc_ctx || f->in_batch, &b);
+        r = ftl_block_alloc (f, die, gc_ctx || f->in_batch, &b);
       if (r < 0)
         return r;
       f->blk[b].stream = (int16_t) s;
       st->blocks[lane] = b;
     }
   st->active = true;
+  st->page_seq = f->seq;
   st->buf_block = b;
   st->buf_page = f->blk[b].write_ptr;
   st->fill = 0;
@@ -513,11 +514,11 @@ program_page_at (struct ftl *f, uint32_t b, uint32_t page_in_block,
       h->seq = seq;
       h->erase_count = bi->erase_count;
       h->data_crc = f->nand.be->ops->persistent
-        ? crc32c (0, data, g->page_size) : 0;
+        ? ftl_crc32c (0, data, g->page_size) : 0;
       h->used = used;
       if (ent)
         memcpy (oob + sizeof *h, ent, g->spp * sizeof (struct oob_entry));
-      h->crc = crc32c (0, oob, oob_bytes_needed (g->spp));
+      h->crc = ftl_crc32c (0, oob, oob_bytes_needed (g->spp));
       int r = f->nand.be->ops->program (f->nand.be, page, data, oob);
       if (r < 0)
         return r;
@@ -556,15 +557,15 @@ stream_program_buffer (struct ftl *f, struct ftl_stream *st)
 
 /* Reserve room for one more sector in stream s (may run GC). */
 int
-stream_reserve (struct ftl *f, int s)
+ftl_stream_reserve (struct ftl *f, int s)
 {
   return stream_start_page (f, s);
 }
 
-/* Append one sector to stream s (which stream_reserve made active) and
+/* Append one sector to stream s (which ftl_stream_reserve made active) and
  * account it valid for `ent` (owner/lpn from ent->... via owner slot). */
 int
-stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
+ftl_stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
                      const void *data, uint32_t owner, ppa_t *out)
 {
   const struct nand_geometry *g = &f->nand.geo;
@@ -583,7 +584,7 @@ stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
       else
         memset (st->data + (size_t) slot * FTL_SECTOR, 0, FTL_SECTOR);
     }
-  sector_validate (f, ppa, owner, ent->lpn);
+  ftl_sector_validate (f, ppa, owner, ent->lpn);
   *out = ppa;
   if (st->fill == g->spp)
     return stream_program_buffer (f, st);
@@ -591,7 +592,7 @@ stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
 }
 
 int
-stream_flush (struct ftl *f, int s)
+ftl_stream_flush (struct ftl *f, int s)
 {
   struct ftl_stream *st = &f->streams[s];
   if (!st->active)
@@ -605,11 +606,11 @@ stream_flush (struct ftl *f, int s)
 }
 
 int
-streams_flush_all (struct ftl *f)
+ftl_streams_flush_all (struct ftl *f)
 {
   for (uint32_t i = 0; i < f->nstreams; i++)
     {
-      int r = stream_flush (f, (int) i);
+      int r = ftl_stream_flush (f, (int) i);
       if (r < 0)
         return r;
     }
@@ -620,7 +621,7 @@ streams_flush_all (struct ftl *f)
  * partly filled data page and room after it, the buffered sectors move one
  * page down and the whole page takes their place (no padding). */
 int
-stream_program_page (struct ftl *f, int s, uint16_t kind, const void *data,
+ftl_stream_program_page (struct ftl *f, int s, uint16_t kind, const void *data,
                      uint32_t used, uint64_t *page_out)
 {
   const struct nand_geometry *g = &f->nand.geo;
@@ -642,7 +643,7 @@ stream_program_page (struct ftl *f, int s, uint16_t kind, const void *data,
           f->valid_bits[(base_new + i) >> 6] |= 1ull << ((base_new + i) & 63);
           f->rmap[base_new + i] = re;
           if (re.owner < OWNER_MAPFLAG && f->objs[re.owner])
-            map_set (f, f->objs[re.owner], re.lpn, base_new + i);
+            ftl_map_set (f, f->objs[re.owner], re.lpn, base_new + i);
         }
       st->buf_page = old_page + 1;
       r = program_page_at (f, b, old_page, kind, data, NULL, used);
@@ -675,7 +676,7 @@ stream_program_page (struct ftl *f, int s, uint16_t kind, const void *data,
 /* After a truncation: buffered sectors of o keep their size field within
  * the new length (so replay never grows the object back). */
 void
-streams_patch_object (struct ftl *f, struct ftl_object *o, uint64_t new_size)
+ftl_streams_patch_object (struct ftl *f, struct ftl_object *o, uint64_t new_size)
 {
   for (uint32_t i = 0; i < f->nstreams; i++)
     {

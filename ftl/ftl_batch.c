@@ -27,7 +27,7 @@ sim_get (struct ftl *f, struct sim_obj *sim, size_t *nsim, uint64_t pid,
     if (sim[i].pid == pid && sim[i].oid == oid)
       return &sim[i];
   struct sim_obj *s = &sim[(*nsim)++];
-  struct ftl_object *o = index_lookup (f, pid, oid);
+  struct ftl_object *o = ftl_index_lookup (f, pid, oid);
   s->pid = pid;
   s->oid = oid;
   s->exists = o != NULL;
@@ -50,7 +50,7 @@ validate (struct ftl *f, const struct ftl_op *ops, size_t n, size_t *bad,
     {
       const struct ftl_op *op = &ops[i];
       *bad = i;
-      if (!part_exists (f, op->pid))
+      if (!ftl_part_exists (f, op->pid))
         {
           r = ftl_fail (err, -ENOENT, "op %zu: partition %llu does not exist",
                         i, (unsigned long long) op->pid);
@@ -144,7 +144,9 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
       uint32_t need = (uint32_t) ((pages + g->pages_per_block - 1)
                                   / g->pages_per_block) + f->gc_low + 2;
       if (f->free_blocks < need)
-        gc_collect (f, UINT32_MAX, need, 0);
+        ftl_gc_collect (f, UINT32_MAX, need, 0);
+      if (f->free_blocks < need)
+        ftl_gc_erase_pending_all (f);
       if (f->free_blocks < need)
         r = ftl_fail (err, -ENOSPC, "batch needs %u free blocks, only %u "
                       "can be made free", need, f->free_blocks);
@@ -163,42 +165,42 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
   for (size_t i = 0; i < n && r == 0; i++)
     {
       const struct ftl_op *op = &ops[i];
-      struct ftl_object *o = index_lookup (f, op->pid, op->oid);
+      struct ftl_object *o = ftl_index_lookup (f, op->pid, op->oid);
       bad = i;
       switch (op->kind)
         {
         case FTL_OP_CREATE_OBJECT:
-          r = op_create (f, op->pid, op->oid, true, NULL, err);
+          r = ftl_op_create (f, op->pid, op->oid, true, NULL, err);
           break;
         case FTL_OP_REMOVE_OBJECT:
-          r = op_remove (f, o, true, err);
+          r = ftl_op_remove (f, o, true, err);
           break;
         case FTL_OP_WRITE:
-          r = op_write (f, o, op->off, op->data, (size_t) op->len, err);
+          r = ftl_op_write (f, o, op->off, op->data, (size_t) op->len, err);
           break;
         case FTL_OP_PUNCH:
-          r = op_punch (f, o, op->off, op->len, true, err);
+          r = ftl_op_punch (f, o, op->off, op->len, true, err);
           break;
         case FTL_OP_SET_LENGTH:
-          r = op_set_length (f, o, op->len, true, err);
+          r = ftl_op_set_length (f, o, op->len, true, err);
           break;
         case FTL_OP_SET_ATTR:
-          r = op_set_attr (f, o, op->attr_page, op->attr_number, op->data,
+          r = ftl_op_set_attr (f, o, op->attr_page, op->attr_number, op->data,
                            (uint32_t) op->len, true, err);
           break;
         }
     }
   if (r == 0)
-    r = streams_flush_all (f);
+    r = ftl_streams_flush_all (f);
   if (r == 0)
-    r = log_append (f, META_COMMIT, 0, 0, 0, 0, NULL, 0, NULL);
+    r = ftl_log_append (f, META_COMMIT, 0, 0, 0, 0, NULL, 0, NULL);
   if (r == 0)
-    r = log_flush (f);
+    r = ftl_log_flush (f);
   f->in_batch = false;
   if (r == 0)
-    r = streams_flush_all (f);
+    r = ftl_streams_flush_all (f);
   if (r == 0)
-    r = ckpt_maybe (f);
+    r = ftl_ckpt_maybe (f);
   if (f->op_done > f->now)
     f->now = f->op_done;
   if (r < 0 && failed_index)

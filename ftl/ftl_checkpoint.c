@@ -28,7 +28,7 @@ struct superblock
 };
 
 int
-sb_write (struct ftl *f, ftl_error *err)
+ftl_sb_write (struct ftl *f, ftl_error *err)
 {
   struct superblock sb;
   memset (&sb, 0, sizeof sb);
@@ -57,7 +57,7 @@ sb_write (struct ftl *f, ftl_error *err)
   sb.factory_bad_permille = f->cfg.factory_bad_permille;
   sb.wl_threshold = f->cfg.wl_threshold;
   sb.stripe_width = f->cfg.stripe_width;
-  sb.crc = crc32c (0, &sb, offsetof (struct superblock, crc));
+  sb.crc = ftl_crc32c (0, &sb, offsetof (struct superblock, crc));
   int r = f->nand.be->ops->sys_write (f->nand.be, f->lay.sb_off, &sb,
                                       sizeof sb);
   if (r < 0)
@@ -67,7 +67,7 @@ sb_write (struct ftl *f, ftl_error *err)
 }
 
 int
-sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
+ftl_sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
                 char *profile, ftl_error *err)
 {
   struct superblock sb;
@@ -78,7 +78,7 @@ sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
   if (memcmp (sb.magic, SB_MAGIC, 8) != 0)
     return ftl_fail (err, -EINVAL, "not an FTL image (bad superblock magic)");
   if (sb.version != 1 || sb.size != sizeof sb
-      || sb.crc != crc32c (0, &sb, offsetof (struct superblock, crc)))
+      || sb.crc != ftl_crc32c (0, &sb, offsetof (struct superblock, crc)))
     return ftl_fail (err, -EINVAL, "FTL superblock is corrupt or of an "
                      "unknown version %u", sb.version);
   memset (cfg, 0, sizeof *cfg);
@@ -117,10 +117,10 @@ struct state_rec
 };
 
 int
-state_write (struct ftl *f, uint32_t mounted)
+ftl_state_write (struct ftl *f, uint32_t mounted)
 {
   struct state_rec s = { STATE_MAGIC, mounted, 0 };
-  s.crc = crc32c (0, &s, offsetof (struct state_rec, crc));
+  s.crc = ftl_crc32c (0, &s, offsetof (struct state_rec, crc));
   int r = f->nand.be->ops->sys_write (f->nand.be, f->lay.state_off, &s,
                                       sizeof s);
   if (r == 0)
@@ -129,14 +129,14 @@ state_write (struct ftl *f, uint32_t mounted)
 }
 
 int
-state_read (struct nand_backend *be, uint32_t *mounted)
+ftl_state_read (struct nand_backend *be, uint32_t *mounted)
 {
   struct state_rec s;
   int r = be->ops->sys_read (be, 4096, &s, sizeof s);
   if (r < 0)
     return r;
   if (s.magic != STATE_MAGIC
-      || s.crc != crc32c (0, &s, offsetof (struct state_rec, crc)))
+      || s.crc != ftl_crc32c (0, &s, offsetof (struct state_rec, crc)))
     *mounted = 1;   /* unknown: assume it crashed */
   else
     *mounted = s.mounted;
@@ -197,12 +197,12 @@ struct ckpt_chunk
 /* The caller has programmed every buffer.  Writes the checkpoint, syncs,
  * and then retires every live meta page. */
 int
-ckpt_write (struct ftl *f, bool clean, ftl_error *err)
+ftl_ckpt_write (struct ftl *f, bool clean, ftl_error *err)
 {
   const struct nand_geometry *g = &f->nand.geo;
   if (!f->nand.be->ops->persistent)
     {
-      live_meta_kill_all (f);
+      ftl_live_meta_kill_all (f);
       f->ckpt_seq = f->seq;
       f->pages_since_ckpt = 0;
       return 0;
@@ -274,8 +274,8 @@ ckpt_write (struct ftl *f, bool clean, ftl_error *err)
   /* data the checkpoint points at must be durable first */
   int r = f->nand.be->ops->sync (f->nand.be);
   struct ckpt_header h = { CKPT_MAGIC, f->ckpt_gen + 1, f->seq, w.len,
-                           clean, crc32c (0, w.p, w.len), 0, 0 };
-  h.crc = crc32c (0, &h, offsetof (struct ckpt_header, crc));
+                           clean, ftl_crc32c (0, w.p, w.len), 0, 0 };
+  h.crc = ftl_crc32c (0, &h, offsetof (struct ckpt_header, crc));
   uint64_t base = f->lay.ckpt_off[h.gen & 1];
   if (r == 0)
     r = f->nand.be->ops->sys_write (f->nand.be, base + 4096, w.p, w.len);
@@ -292,7 +292,7 @@ ckpt_write (struct ftl *f, bool clean, ftl_error *err)
   f->ckpt_gen = h.gen;
   f->ckpt_seq = h.seq;
   f->pages_since_ckpt = 0;
-  live_meta_kill_all (f);
+  ftl_live_meta_kill_all (f);
   return 0;
 oom:
   free (w.p);
@@ -322,7 +322,7 @@ rb_get (struct rbuf *r, void *d, size_t n)
  * CLOSED with write_ptr = pages_per_block; valid counts are rebuilt by the
  * caller from the mapping. */
 int
-ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
+ftl_ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct ckpt_header h[2];
@@ -334,7 +334,7 @@ ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
       if (r < 0)
         return ftl_fail (err, r, "reading checkpoint slot %d failed", i);
       if (h[i].magic != CKPT_MAGIC
-          || h[i].crc != crc32c (0, &h[i], offsetof (struct ckpt_header, crc))
+          || h[i].crc != ftl_crc32c (0, &h[i], offsetof (struct ckpt_header, crc))
           || h[i].len + 4096 > f->lay.ckpt_slot_size)
         continue;
       if (best < 0 || h[i].gen > h[best].gen)
@@ -349,7 +349,7 @@ ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
       int r = f->nand.be->ops->sys_read (f->nand.be,
                                          f->lay.ckpt_off[best] + 4096, body,
                                          h[best].len);
-      if (r == 0 && crc32c (0, body, h[best].len) == h[best].body_crc)
+      if (r == 0 && ftl_crc32c (0, body, h[best].len) == h[best].body_crc)
         break;
       free (body);
       body = NULL;
@@ -397,14 +397,14 @@ ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
     {
       uint64_t pid;
       GET (pid);
-      part_add (f, pid);
+      ftl_part_add (f, pid);
     }
   GET (nobjs);
   for (uint32_t i = 0; i < nobjs; i++)
     {
       struct ckpt_obj co;
       GET (co);
-      struct ftl_object *o = index_insert (f, co.pid, co.oid);
+      struct ftl_object *o = ftl_index_insert (f, co.pid, co.oid);
       if (!o)
         goto oom;
       o->size = co.size;
@@ -419,7 +419,7 @@ ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
           GET (len);
           if (len > FTL_ATTR_MAX_LEN || rb.off + len > rb.len)
             goto bad;
-          if (attr_set (o, page, number, rb.p + rb.off, len) < 0)
+          if (ftl_attr_set (o, page, number, rb.p + rb.off, len) < 0)
             goto oom;
           rb.off += len;
         }
@@ -436,7 +436,7 @@ ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
                   ppa_t p;
                   GET (p);
                   if (p != PPA_NONE && p < g->total_sectors
-                      && map_set (f, o, cc.idx * f->epc + k, p) < 0)
+                      && ftl_map_set (f, o, cc.idx * f->epc + k, p) < 0)
                     goto oom;
                 }
             }
@@ -449,7 +449,7 @@ ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err)
                 GET (p);
                 if (idx >= f->epc || p >= g->total_sectors)
                   goto bad;
-                if (map_set (f, o, cc.idx * f->epc + idx, p) < 0)
+                if (ftl_map_set (f, o, cc.idx * f->epc + idx, p) < 0)
                   goto oom;
               }
         }
@@ -472,21 +472,21 @@ oom:
 /* Take a checkpoint when the replay window or live meta pages grew too
  * large (called at safe points: not in a batch, not inside GC). */
 int
-ckpt_maybe (struct ftl *f)
+ftl_ckpt_maybe (struct ftl *f)
 {
   if (f->in_batch || f->gc_running)
     return 0;
   if (f->pages_since_ckpt < f->ckpt_interval_pages
       && f->nlive_meta < f->live_meta_limit)
     return 0;
-  int r = streams_flush_all (f);
+  int r = ftl_streams_flush_all (f);
   if (r == 0)
-    r = log_flush (f);
+    r = ftl_log_flush (f);
   if (r == 0)
-    r = streams_flush_all (f);
+    r = ftl_streams_flush_all (f);
   if (r < 0)
     return r;
-  if (ckpt_write (f, false, NULL) < 0)
+  if (ftl_ckpt_write (f, false, NULL) < 0)
     {
       /* not fatal for the operation that triggered it: the log stays live
        * (recovery still works); back off before trying again */

@@ -66,7 +66,7 @@ ftl_config_defaults (struct ftl_config *cfg, const char *profile,
 }
 
 int
-timing_for_profile (const char *profile, struct nand_timing *tm,
+ftl_timing_for_profile (const char *profile, struct nand_timing *tm,
                     const struct ftl_config *cfg)
 {
   const struct profile *p = profile_find (profile);
@@ -83,7 +83,7 @@ timing_for_profile (const char *profile, struct nand_timing *tm,
 
 /* Fill zero fields of cfg from the profile defaults. */
 int
-config_complete (struct ftl_config *cfg, ftl_error *err)
+ftl_config_complete (struct ftl_config *cfg, ftl_error *err)
 {
   struct ftl_config d;
   int r = ftl_config_defaults (&d, cfg->profile, err);
@@ -149,7 +149,7 @@ ftl_config_set_capacity (struct ftl_config *cfg, uint64_t capacity_bytes,
                          ftl_error *err)
 {
   struct ftl_config c = *cfg;
-  int r = config_complete (&c, err);
+  int r = ftl_config_complete (&c, err);
   if (r < 0)
     return r;
   uint32_t lo = 1, hi = 1;

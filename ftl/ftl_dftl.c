@@ -33,7 +33,7 @@ key_hash (uint64_t k)
 }
 
 int
-dftl_init (struct ftl *f)
+ftl_dftl_init (struct ftl *f)
 {
   struct dftl_cache *c = &f->dc;
   uint64_t cap = (uint64_t) (f->cfg.mapping_cache_fraction
@@ -63,7 +63,7 @@ dftl_init (struct ftl *f)
 }
 
 void
-dftl_fini (struct ftl *f)
+ftl_dftl_fini (struct ftl *f)
 {
   free (f->dc.e);
   free (f->dc.hash);
@@ -204,15 +204,15 @@ map_page_write (struct ftl *f, uint32_t slot, uint32_t ci, bool host_read)
   /* inside GC, translation pages go with the GC copies (narrow stream,
    * GC reserve); otherwise to the index stream of the policy */
   int s = f->gc_running ? f->role_stream[ROLE_GC] : f->role_stream[ROLE_META];
-  int r = stream_program_page (f, s, PAGE_MAP, ch->ppa, 0, &page);
+  int r = ftl_stream_program_page (f, s, PAGE_MAP, ch->ppa, 0, &page);
   if (r < 0)
     return r;
   if (ch->map_ppa != PPA_NONE)
     for (uint32_t i = 0; i < g->spp; i++)
-      sector_invalidate (f, (ppa_t) ((uint64_t) ch->map_ppa * g->spp + i));
+      ftl_sector_invalidate (f, (ppa_t) ((uint64_t) ch->map_ppa * g->spp + i));
   ch->map_ppa = (uint32_t) page;
   for (uint32_t i = 0; i < g->spp; i++)
-    sector_validate (f, (ppa_t) (page * g->spp + i), slot | OWNER_MAPFLAG,
+    ftl_sector_validate (f, (ppa_t) (page * g->spp + i), slot | OWNER_MAPFLAG,
                      ci);
   f->st.map_writes++;
   return 0;
@@ -278,7 +278,7 @@ entry_alloc (struct ftl *f, bool host_read)
 }
 
 void
-dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
+ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
              bool for_write)
 {
   struct dftl_cache *c = &f->dc;
@@ -338,7 +338,7 @@ dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
 }
 
 void
-dftl_forget_object (struct ftl *f, struct ftl_object *o)
+ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct dftl_cache *c = &f->dc;
@@ -354,7 +354,7 @@ dftl_forget_object (struct ftl *f, struct ftl_object *o)
         continue;
       if (ch->map_ppa != PPA_NONE)
         for (uint32_t s = 0; s < g->spp; s++)
-          sector_invalidate (f, (ppa_t) ((uint64_t) ch->map_ppa * g->spp + s));
+          ftl_sector_invalidate (f, (ppa_t) ((uint64_t) ch->map_ppa * g->spp + s));
       ch->map_ppa = PPA_NONE;
       ch->gc_pending = 0;
     }
@@ -366,7 +366,7 @@ dftl_forget_object (struct ftl *f, struct ftl_object *o)
 }
 
 void
-dftl_flush_dirty (struct ftl *f)
+ftl_dftl_flush_dirty (struct ftl *f)
 {
   /* nothing: recovery does not depend on translation pages */
 }
@@ -374,7 +374,7 @@ dftl_flush_dirty (struct ftl *f)
 /* GC moved (o, lpn): a cached entry just becomes dirty; otherwise its
  * translation page is updated once per GC round (batched). */
 void
-dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn)
+ftl_dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn)
 {
   struct dftl_cache *c = &f->dc;
   uint64_t key = ((uint64_t) o->slot << 32) | lpn;
@@ -408,7 +408,7 @@ dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn)
 }
 
 int
-dftl_gc_flush_pending (struct ftl *f)
+ftl_dftl_gc_flush_pending (struct ftl *f)
 {
   struct dftl_cache *c = &f->dc;
   int r = 0;
@@ -429,7 +429,7 @@ dftl_gc_flush_pending (struct ftl *f)
 
 /* GC found a valid translation page in a victim: copy it. */
 int
-dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t ci,
+ftl_dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t ci,
                         uint64_t old_page)
 {
   struct ftl_object *o = slot < f->objs_cap ? f->objs[slot] : NULL;

@@ -6,8 +6,9 @@
  *   - every valid sector is claimed by an object, a live meta page or a
  *     translation page; per-block valid counts equal the bitmap;
  *   - every good block is free (in its die's free heap), open (in exactly
- *     one stream lane) or closed (in the GC bucket of its valid count):
- *     no leaked blocks; the free count agrees;
+ *     one stream lane), closed (in the GC bucket of its valid count) or an
+ *     emptied GC victim waiting for its erase: no leaked blocks; the free
+ *     count agrees;
  *   - every object's partition exists;
  *   - (backends that store data) the OOB of every valid sector, on flash
  *     or in its write buffer, names the owner the mapping says.
@@ -68,7 +69,7 @@ check_oob (struct ftl *f, struct fsck *c)
               continue;
             struct rmap_entry re = f->rmap[ppa];
             struct oob_entry *be;
-            if (sector_in_buffer (f, ppa, NULL, &be))
+            if (ftl_sector_in_buffer (f, ppa, NULL, &be))
               {
                 struct ftl_object *o = re.owner < f->objs_cap
                   ? f->objs[re.owner] : NULL;
@@ -144,10 +145,10 @@ ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
         problem (&c, "object %llu:%llu sits in slot %u but says %u",
                  (unsigned long long) o->pid, (unsigned long long) o->oid,
                  s, o->slot);
-      if (index_lookup (f, o->pid, o->oid) != o)
+      if (ftl_index_lookup (f, o->pid, o->oid) != o)
         problem (&c, "object %llu:%llu is not reachable through the index",
                  (unsigned long long) o->pid, (unsigned long long) o->oid);
-      if (!part_exists (f, o->pid))
+      if (!ftl_part_exists (f, o->pid))
         problem (&c, "object %llu:%llu is in missing partition",
                  (unsigned long long) o->pid, (unsigned long long) o->oid);
       uint64_t mapped = 0;
@@ -309,6 +310,16 @@ ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
           problem (&c, "stream %u lane %u holds block %u in state %u", s, l,
                    b, f->blk[b].state);
       }
+  for (uint32_t i = 0; i < f->npending; i++)
+    {
+      uint32_t b = f->pending[i].block;
+      if (where[b])
+        problem (&c, "GC victim %u waiting for erase is also elsewhere", b);
+      where[b] = 4;
+      if (f->blk[b].state != BLK_VICTIM || f->blk[b].valid)
+        problem (&c, "GC victim %u waiting for erase has state %u, %u valid",
+                 b, f->blk[b].state, f->blk[b].valid);
+    }
   for (uint32_t v = 0; v <= g->sectors_per_block; v++)
     for (uint32_t b = f->bucket_head[v]; b != BLOCK_NONE; b = f->blk[b].lnext)
       {

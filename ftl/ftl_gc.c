@@ -5,14 +5,17 @@
  * erase.  Foreground GC runs when free blocks drop under gc_low; ftl_idle
  * runs background GC up to gc_high.
  *
- * Erase barrier: before a block is erased every write buffer and the meta
- * log are programmed and (file backend) synced, so whatever superseded the
- * erased sectors is on flash before they disappear.
+ * Erase safety: a relocated victim is erased only when whatever superseded
+ * its sectors (GC copies, host overwrites, punch/remove records) is on
+ * flash: it waits in `pending` until every write buffer that was open when
+ * it was emptied has been programmed (no padding needed in steady state);
+ * when free blocks run short the erase barrier programs all buffers
+ * (padding) instead.  File backend: synced before the erase.
  */
 #include "ftl_internal.h"
 
 uint32_t
-gc_pick_victim (struct ftl *f)
+ftl_gc_pick_victim (struct ftl *f)
 {
   const struct nand_geometry *g = &f->nand.geo;
   if (f->cfg.gc_policy == FTL_GC_COST_BENEFIT)
@@ -49,14 +52,14 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
   uint8_t *buf = f->scratch2;
   int r;
   for (uint32_t i = 0; i < g->spp; i++)
-    sector_invalidate (f, (ppa_t) (lm.page * g->spp + i));
-  live_meta_remove (f, idx);
+    ftl_sector_invalidate (f, (ppa_t) (lm.page * g->spp + i));
+  ftl_live_meta_remove (f, idx);
   uint64_t t = nand_time_read (&f->nand, lm.page, g->spp, f->now);
   if (t > f->op_done)
     f->op_done = t;
   if (f->nand.be->ops->stores_data)
     {
-      r = f->nand.be->ops->read_sector (f->nand.be, lm.page, 0, g->spp, buf);
+      r = f->nand.be->ops->ftl_read_sector (f->nand.be, lm.page, 0, g->spp, buf);
       if (r < 0)
         return r;
       uint32_t off = 0;
@@ -67,7 +70,7 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
             break;
           if (rec->seq > f->ckpt_seq)
             {
-              r = log_append_raw (f, rec);
+              r = ftl_log_append_raw (f, rec);
               if (r < 0)
                 return r;
             }
@@ -81,7 +84,7 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
       memset (rec, 0, sizeof *rec);
       rec->len = lm.used < sizeof *rec ? (uint32_t) sizeof *rec : lm.used;
       rec->seq = f->ckpt_seq + 1;
-      r = log_append_raw (f, rec);
+      r = ftl_log_append_raw (f, rec);
       if (r < 0)
         return r;
     }
@@ -90,7 +93,7 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
 
 /* Move every valid sector of block b out (data into `stream`). */
 int
-gc_relocate_block (struct ftl *f, uint32_t b, int stream)
+ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct block_info *bi = &f->blk[b];
@@ -115,7 +118,7 @@ gc_relocate_block (struct ftl *f, uint32_t b, int stream)
             }
           if (re.owner & OWNER_MAPFLAG)
             {
-              r = dftl_relocate_map_page (f, re.owner & ~OWNER_MAPFLAG, re.lpn,
+              r = ftl_dftl_relocate_map_page (f, re.owner & ~OWNER_MAPFLAG, re.lpn,
                                           page);
               if (r < 0)
                 return r;
@@ -131,23 +134,23 @@ gc_relocate_block (struct ftl *f, uint32_t b, int stream)
             }
           if (f->nand.be->ops->stores_data)
             {
-              r = f->nand.be->ops->read_sector (f->nand.be, page, s, 1, buf);
+              r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, s, 1, buf);
               if (r < 0)
                 return r;
             }
-          r = stream_reserve (f, stream);
+          r = ftl_stream_reserve (f, stream);
           if (r < 0)
             return r;
           struct oob_entry ent = {
             .pid = o->pid, .oid = o->oid, .size = o->size, .batch = 0,
             .lpn = re.lpn, .kind = SECT_COPY,
           };
-          sector_invalidate (f, ppa);
+          ftl_sector_invalidate (f, ppa);
           ppa_t np;
-          r = stream_append_owned (f, stream, &ent, buf, re.owner, &np);
-          map_set (f, o, re.lpn, np);
+          r = ftl_stream_append_owned (f, stream, &ent, buf, re.owner, &np);
+          ftl_map_set (f, o, re.lpn, np);
           if (f->cfg.mapping_mode != FTL_MAP_RAM)
-            dftl_gc_moved (f, o, re.lpn);
+            ftl_dftl_gc_moved (f, o, re.lpn);
           f->st.gc_valid_copies++;
           if (r < 0)
             return r;
@@ -157,15 +160,15 @@ gc_relocate_block (struct ftl *f, uint32_t b, int stream)
 }
 
 int
-gc_erase_barrier (struct ftl *f)
+ftl_gc_erase_barrier (struct ftl *f)
 {
   bool was = f->in_barrier;
   f->in_barrier = true;
-  int r = streams_flush_all (f);
+  int r = ftl_streams_flush_all (f);
   if (r == 0)
-    r = log_flush (f);
+    r = ftl_log_flush (f);
   if (r == 0)
-    r = streams_flush_all (f);   /* the log may share a stream */
+    r = ftl_streams_flush_all (f);   /* the log may share a stream */
   f->in_barrier = was;
   if (r == 0 && f->nand.unsynced && f->nand.be->ops->persistent)
     {
@@ -177,7 +180,7 @@ gc_erase_barrier (struct ftl *f)
 }
 
 int
-gc_erase_block (struct ftl *f, uint32_t b)
+ftl_gc_erase_block (struct ftl *f, uint32_t b)
 {
   const struct nand_geometry *g = &f->nand.geo;
   int r = f->nand.be->ops->erase (f->nand.be,
@@ -190,81 +193,119 @@ gc_erase_block (struct ftl *f, uint32_t b)
     f->op_done = t;
   f->nand.unsynced = true;
   f->blk[b].erase_count++;
-  block_make_free (f, b);
-  wear_after_erase (f, b);
+  ftl_block_make_free (f, b);
+  ftl_wear_after_erase (f, b);
   return 0;
 }
 
-#define GC_BATCH 8
-
-/* Barrier, then erase the relocated victims.  A victim that could not be
- * emptied (or whose barrier failed) goes back to the closed blocks. */
-static int
-erase_victims (struct ftl *f, const uint32_t *victims, uint32_t nv)
+/* A relocated victim may be erased once nothing that superseded its
+ * sectors is only in a write buffer: every buffered page (and the meta
+ * log) must have been started after the victim was emptied.  Until then
+ * it waits, instead of padding the buffers out at every GC round. */
+static bool
+victim_erasable (struct ftl *f, uint64_t done_seq)
 {
-  int r = gc_erase_barrier (f);
-  for (uint32_t i = 0; i < nv; i++)
+  for (uint32_t i = 0; i < f->nstreams; i++)
     {
-      uint32_t b = victims[i];
-      if (r == 0 && f->blk[b].valid == 0)
-        r = gc_erase_block (f, b);
-      else
-        {
-          f->blk[b].state = BLK_CLOSED;
-          block_bucket_insert (f, b);
-        }
+      struct ftl_stream *st = &f->streams[i];
+      if (st->active && st->fill > 0 && st->page_seq <= done_seq)
+        return false;
     }
+  return f->meta_used == 0 || f->meta_first_seq > done_seq;
+}
+
+/* Erase the pending victims that are safe to erase; with force, program
+ * every buffer first (padding) so that all of them are. */
+static int
+erase_pending (struct ftl *f, bool force)
+{
+  int r = 0;
+  if (!f->npending)
+    return 0;
+  if (force)
+    r = ftl_gc_erase_barrier (f);
+  uint32_t k = 0;
+  bool synced = force;
+  for (uint32_t i = 0; i < f->npending; i++)
+    {
+      uint32_t b = f->pending[i].block;
+      if (r == 0 && (force || victim_erasable (f, f->pending[i].done_seq)))
+        {
+          if (!synced && f->nand.unsynced && f->nand.be->ops->persistent)
+            {
+              /* power loss must not take the superseding pages with it */
+              r = f->nand.be->ops->sync (f->nand.be);
+              if (r == 0)
+                f->nand.unsynced = false;
+              synced = true;
+              if (r < 0)
+                {
+                  f->pending[k++] = f->pending[i];
+                  continue;
+                }
+            }
+          r = ftl_gc_erase_block (f, b);
+          if (r == 0)
+            continue;
+        }
+      f->pending[k++] = f->pending[i];
+    }
+  f->npending = k;
   return r;
 }
 
-/* Collect victims until want_free free blocks, at most max_victims, or the
- * virtual-time budget (0 = none) is used up. */
+/* Collect victims until want_free free blocks (counting relocated victims
+ * waiting for their erase), at most max_victims, or the virtual-time
+ * budget (0 = none) is used up. */
 int
-gc_collect (struct ftl *f, uint32_t max_victims, uint32_t want_free,
+ftl_gc_collect (struct ftl *f, uint32_t max_victims, uint32_t want_free,
             uint64_t budget_ns)
 {
   const struct nand_geometry *g = &f->nand.geo;
   if (f->gc_running)
     return 0;
   f->gc_running = true;
-  uint32_t victims[GC_BATCH], nv = 0, done = 0;
+  uint32_t done = 0;
+  uint32_t scarce = ftl_alloc_stream_width (f, ROLE_GC) + 1;
   uint64_t t0 = nand_max_clock (&f->nand);
-  int r = 0;
-  while (done < max_victims && f->free_blocks + nv < want_free)
+  int r = erase_pending (f, false);
+  while (r == 0 && done < max_victims
+         && f->free_blocks + f->npending < want_free)
     {
-      uint32_t b = gc_pick_victim (f);
+      uint32_t b = ftl_gc_pick_victim (f);
       if (b == BLOCK_NONE || f->blk[b].valid >= g->sectors_per_block)
         {
+          if (f->npending)
+            {
+              r = erase_pending (f, true);
+              continue;
+            }
           r = -ENOSPC;
           break;
         }
-      block_bucket_remove (f, b);
+      ftl_block_bucket_remove (f, b);
       f->blk[b].state = BLK_VICTIM;
-      victims[nv++] = b;
       done++;
-      r = gc_relocate_block (f, b, f->role_stream[ROLE_GC]);
-      if (r < 0)
-        break;
-      /* erase in batches (fewer barriers), but at once when free blocks
-       * are scarce: relocation consumes them before erases return any */
-      if (nv == GC_BATCH || f->free_blocks + nv >= want_free
-          || done >= max_victims
-          || f->free_blocks < f->gc_low + alloc_stream_width (f, ROLE_GC))
+      r = ftl_gc_relocate_block (f, b, f->role_stream[ROLE_GC]);
+      if (r < 0 || f->blk[b].valid)
         {
-          r = erase_victims (f, victims, nv);
-          nv = 0;
-          if (r < 0)
-            break;
+          f->blk[b].state = BLK_CLOSED;
+          ftl_block_bucket_insert (f, b);
+          r = r ? r : -EIO;
+          break;
         }
+      f->pending[f->npending].block = b;
+      f->pending[f->npending].done_seq = f->seq;
+      f->npending++;
+      /* erase what is safe; pad the buffers only when blocks run short */
+      r = erase_pending (f, f->npending == GC_PENDING_MAX
+                         || f->free_blocks <= scarce);
       if (budget_ns && nand_max_clock (&f->nand) - t0 >= budget_ns)
         break;
     }
-  if (nv)
-    {
-      int r2 = erase_victims (f, victims, nv);
-      if (r == 0)
-        r = r2;
-    }
+  /* host writes need more than the reserve free, now */
+  if (r == 0 && f->npending && f->free_blocks <= f->gc_reserve + 1)
+    r = erase_pending (f, true);
   if (done)
     f->st.gc_runs++;
   /* lazy, batched mapping updates: GC moves of uncached entries reach their
@@ -274,29 +315,41 @@ gc_collect (struct ftl *f, uint32_t max_victims, uint32_t want_free,
       && f->gc_victims_unmapped >= 8 && f->free_blocks >= f->gc_low)
     {
       f->gc_victims_unmapped = 0;
-      r = dftl_gc_flush_pending (f);
+      r = ftl_dftl_gc_flush_pending (f);
     }
   f->gc_running = false;
   return r;
 }
 
+/* Erase every relocated victim now (padding the write buffers). */
 int
-gc_foreground (struct ftl *f)
+ftl_gc_erase_pending_all (struct ftl *f)
+{
+  if (f->gc_running || !f->npending)
+    return 0;
+  f->gc_running = true;
+  int r = erase_pending (f, true);
+  f->gc_running = false;
+  return r;
+}
+
+int
+ftl_gc_foreground (struct ftl *f)
 {
   if (f->free_blocks >= f->gc_low || f->gc_running || f->in_batch)
     return 0;
   /* when static wear levelling is due, collect enough for its moves too */
   bool wl_due = f->wl_threshold && f->erases_since_wl_check >= 8;
   uint32_t want = f->gc_low + 2
-    + (wl_due ? alloc_stream_width (f, ROLE_COLD) + 1 : 0);
-  int r = gc_collect (f, UINT32_MAX, want, 0);
+    + (wl_due ? ftl_alloc_stream_width (f, ROLE_COLD) + 1 : 0);
+  int r = ftl_gc_collect (f, UINT32_MAX, want, 0);
   if (wl_due && (r == 0 || r == -ENOSPC))
     {
-      int r2 = wear_static_check (f, 0);
+      int r2 = ftl_wear_static_check (f, 0);
       if (r2 < 0)
         return r2;
       if (f->free_blocks < f->gc_low)
-        r = gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
+        r = ftl_gc_collect (f, UINT32_MAX, f->gc_low + 2, 0);
     }
   return r;
 }

@@ -14,7 +14,7 @@ obj_hash (uint64_t pid, uint64_t oid)
 }
 
 int
-index_init (struct ftl *f)
+ftl_index_init (struct ftl *f)
 {
   f->hmask = 1023;
   f->hash = malloc ((f->hmask + 1) * sizeof (uint32_t));
@@ -45,7 +45,7 @@ object_free (struct ftl *f, struct ftl_object *o)
 }
 
 void
-index_fini (struct ftl *f)
+ftl_index_fini (struct ftl *f)
 {
   if (f->objs)
     for (uint32_t i = 0; i < f->objs_cap; i++)
@@ -62,7 +62,7 @@ index_fini (struct ftl *f)
 }
 
 struct ftl_object *
-index_lookup (struct ftl *f, uint64_t pid, uint64_t oid)
+ftl_index_lookup (struct ftl *f, uint64_t pid, uint64_t oid)
 {
   uint32_t s = f->hash[obj_hash (pid, oid) & f->hmask];
   while (s != SLOT_NONE)
@@ -99,7 +99,7 @@ hash_grow (struct ftl *f)
 }
 
 struct ftl_object *
-index_insert (struct ftl *f, uint64_t pid, uint64_t oid)
+ftl_index_insert (struct ftl *f, uint64_t pid, uint64_t oid)
 {
   uint32_t slot;
   if (f->nfree_slots)
@@ -147,7 +147,7 @@ index_insert (struct ftl *f, uint64_t pid, uint64_t oid)
 }
 
 void
-index_delete (struct ftl *f, struct ftl_object *o)
+ftl_index_delete (struct ftl *f, struct ftl_object *o)
 {
   uint32_t *pp = &f->hash[obj_hash (o->pid, o->oid) & f->hmask];
   while (*pp != o->slot)
@@ -176,14 +176,14 @@ part_pos (struct ftl *f, uint64_t pid)
 }
 
 bool
-part_exists (struct ftl *f, uint64_t pid)
+ftl_part_exists (struct ftl *f, uint64_t pid)
 {
   uint32_t p = part_pos (f, pid);
   return p < f->nparts && f->parts[p] == pid;
 }
 
 int
-part_add (struct ftl *f, uint64_t pid)
+ftl_part_add (struct ftl *f, uint64_t pid)
 {
   uint32_t p = part_pos (f, pid);
   if (p < f->nparts && f->parts[p] == pid)
@@ -204,7 +204,7 @@ part_add (struct ftl *f, uint64_t pid)
 }
 
 void
-part_del (struct ftl *f, uint64_t pid)
+ftl_part_del (struct ftl *f, uint64_t pid)
 {
   uint32_t p = part_pos (f, pid);
   if (p < f->nparts && f->parts[p] == pid)
@@ -216,7 +216,7 @@ part_del (struct ftl *f, uint64_t pid)
 }
 
 uint64_t
-part_count_objects (struct ftl *f, uint64_t pid)
+ftl_part_count_objects (struct ftl *f, uint64_t pid)
 {
   uint64_t n = 0;
   for (uint32_t i = 0; i < f->objs_cap; i++)
@@ -244,7 +244,7 @@ attr_pos (struct ftl_object *o, uint32_t page, uint32_t number)
 }
 
 struct ftl_attr *
-attr_find (struct ftl_object *o, uint32_t page, uint32_t number)
+ftl_attr_find (struct ftl_object *o, uint32_t page, uint32_t number)
 {
   uint32_t p = attr_pos (o, page, number);
   if (p < o->nattrs && o->attrs[p].page == page
@@ -254,7 +254,7 @@ attr_find (struct ftl_object *o, uint32_t page, uint32_t number)
 }
 
 int
-attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
+ftl_attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
           const void *val, uint32_t len)
 {
   uint32_t p = attr_pos (o, page, number);

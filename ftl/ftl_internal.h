@@ -45,7 +45,7 @@ typedef uint32_t ppa_t;
 /* ---- small helpers ------------------------------------------------ */
 int ftl_fail (ftl_error *err, int rc, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
-uint32_t crc32c (uint32_t crc, const void *buf, size_t len);
+uint32_t ftl_crc32c (uint32_t crc, const void *buf, size_t len);
 uint64_t ftl_wall_ns (void);
 
 /* ---- NAND model (nand.c) ------------------------------------------ */
@@ -75,7 +75,7 @@ struct nand_backend_ops
   const char *name;
   bool stores_data;           /* false for "none" */
   bool persistent;            /* true for "file" */
-  int (*read_sector) (struct nand_backend *be, uint64_t page, uint32_t slot,
+  int (*ftl_read_sector) (struct nand_backend *be, uint64_t page, uint32_t slot,
                       uint32_t nslots, void *buf);
   int (*read_oob) (struct nand_backend *be, uint64_t first_page,
                    uint64_t npages, void *oob);
@@ -168,9 +168,9 @@ struct oob_header
   uint16_t spp;
   uint64_t seq;
   uint32_t erase_count;
-  uint32_t data_crc;          /* crc32c of the page data (0 if not kept) */
+  uint32_t data_crc;          /* CRC32C of the page data (0 if not kept) */
   uint32_t used;              /* META: bytes of records */
-  uint32_t crc;               /* crc32c of header (crc=0) + entries */
+  uint32_t crc;               /* CRC32C of header (crc=0) + entries */
 };
 
 struct oob_entry
@@ -236,6 +236,7 @@ struct ftl_stream
   uint32_t *blocks;           /* open block per stripe lane, BLOCK_NONE */
   /* the page being filled */
   bool active;
+  uint64_t page_seq;          /* f->seq when the buffered page was started */
   uint32_t buf_block, buf_page;    /* page index within block */
   uint32_t fill;              /* sectors appended */
   uint8_t *data;              /* page_size (NULL if backend keeps no data) */
@@ -371,6 +372,8 @@ struct ftl
   uint8_t *meta_buf;
   uint32_t meta_used;
   uint64_t meta_max_seq;
+  uint64_t meta_first_seq;         /* f->seq when the buffer got its first
+                                      record */
   struct live_meta *live_meta;
   uint32_t nlive_meta, live_meta_cap;
   uint32_t live_meta_limit;
@@ -380,6 +383,11 @@ struct ftl
   uint64_t cur_batch;
   bool gc_running;
   bool in_barrier;            /* may take the very last free block */
+  /* relocated GC victims waiting for the buffers that held their
+   * superseding data to be programmed (erase without padding) */
+#define GC_PENDING_MAX 8
+  struct { uint32_t block; uint64_t done_seq; } pending[GC_PENDING_MAX];
+  uint32_t npending;
   uint32_t gc_victims_unmapped;  /* DFTL: victims since pending flush */
 
   /* mapping cache (DFTL modes) */
@@ -411,18 +419,18 @@ struct ftl
 };
 
 /* ftl_index.c */
-int index_init (struct ftl *f);
-void index_fini (struct ftl *f);
-struct ftl_object *index_lookup (struct ftl *f, uint64_t pid, uint64_t oid);
-struct ftl_object *index_insert (struct ftl *f, uint64_t pid, uint64_t oid);
-void index_delete (struct ftl *f, struct ftl_object *o);
-bool part_exists (struct ftl *f, uint64_t pid);
-int part_add (struct ftl *f, uint64_t pid);
-void part_del (struct ftl *f, uint64_t pid);
-uint64_t part_count_objects (struct ftl *f, uint64_t pid);
-struct ftl_attr *attr_find (struct ftl_object *o, uint32_t page,
+int ftl_index_init (struct ftl *f);
+void ftl_index_fini (struct ftl *f);
+struct ftl_object *ftl_index_lookup (struct ftl *f, uint64_t pid, uint64_t oid);
+struct ftl_object *ftl_index_insert (struct ftl *f, uint64_t pid, uint64_t oid);
+void ftl_index_delete (struct ftl *f, struct ftl_object *o);
+bool ftl_part_exists (struct ftl *f, uint64_t pid);
+int ftl_part_add (struct ftl *f, uint64_t pid);
+void ftl_part_del (struct ftl *f, uint64_t pid);
+uint64_t ftl_part_count_objects (struct ftl *f, uint64_t pid);
+struct ftl_attr *ftl_attr_find (struct ftl_object *o, uint32_t page,
                             uint32_t number);
-int attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
+int ftl_attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
               const void *val, uint32_t len);
 
 /* ftl_map.c */
@@ -433,48 +441,48 @@ static inline ppa_t map_get (struct ftl *f, struct ftl_object *o, uint32_t lpn)
     return PPA_NONE;
   return o->chunks[c]->ppa[lpn % f->epc];
 }
-int map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa);
-int map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn);
-int dftl_init (struct ftl *f);
-void dftl_fini (struct ftl *f);
-void dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
+int ftl_map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa);
+int ftl_map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn);
+int ftl_dftl_init (struct ftl *f);
+void ftl_dftl_fini (struct ftl *f);
+void ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
                   bool for_write);
-void dftl_forget_object (struct ftl *f, struct ftl_object *o);
-void dftl_flush_dirty (struct ftl *f);
-void dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn);
-int dftl_gc_flush_pending (struct ftl *f);
-int dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t chunk,
+void ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o);
+void ftl_dftl_flush_dirty (struct ftl *f);
+void ftl_dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn);
+int ftl_dftl_gc_flush_pending (struct ftl *f);
+int ftl_dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t chunk,
                             uint64_t old_page);
 
 /* ftl_alloc.c: streams, blocks, valid accounting */
-int alloc_init (struct ftl *f);
-void alloc_fini (struct ftl *f);
-int stream_for_write (struct ftl *f, struct ftl_object *o);
-int stream_reserve (struct ftl *f, int s);
-int stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
+int ftl_alloc_init (struct ftl *f);
+void ftl_alloc_fini (struct ftl *f);
+int ftl_stream_for_write (struct ftl *f, struct ftl_object *o);
+int ftl_stream_reserve (struct ftl *f, int s);
+int ftl_stream_append_owned (struct ftl *f, int s, const struct oob_entry *ent,
                          const void *data, uint32_t owner, ppa_t *out);
-uint32_t alloc_stream_width (struct ftl *f, int role);
-int stream_program_page (struct ftl *f, int s, uint16_t kind,
+uint32_t ftl_alloc_stream_width (struct ftl *f, int role);
+int ftl_stream_program_page (struct ftl *f, int s, uint16_t kind,
                          const void *data, uint32_t used,
                          uint64_t *page_out);
-int stream_flush (struct ftl *f, int s);
-int streams_flush_all (struct ftl *f);
-void sector_invalidate (struct ftl *f, ppa_t ppa);
-void sector_validate (struct ftl *f, ppa_t ppa, uint32_t owner, uint32_t lpn);
+int ftl_stream_flush (struct ftl *f, int s);
+int ftl_streams_flush_all (struct ftl *f);
+void ftl_sector_invalidate (struct ftl *f, ppa_t ppa);
+void ftl_sector_validate (struct ftl *f, ppa_t ppa, uint32_t owner, uint32_t lpn);
 static inline bool sector_is_valid (const struct ftl *f, ppa_t p)
 {
   return (f->valid_bits[p >> 6] >> (p & 63)) & 1;
 }
-bool sector_in_buffer (struct ftl *f, ppa_t ppa, const uint8_t **data,
+bool ftl_sector_in_buffer (struct ftl *f, ppa_t ppa, const uint8_t **data,
                        struct oob_entry **ent);
-void block_bucket_remove (struct ftl *f, uint32_t b);
-void block_bucket_insert (struct ftl *f, uint32_t b);
-int block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out);
-void block_make_free (struct ftl *f, uint32_t b);
-void free_heap_push (struct ftl *f, uint32_t die, uint32_t b);
-void streams_patch_object (struct ftl *f, struct ftl_object *o,
+void ftl_block_bucket_remove (struct ftl *f, uint32_t b);
+void ftl_block_bucket_insert (struct ftl *f, uint32_t b);
+int ftl_block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out);
+void ftl_block_make_free (struct ftl *f, uint32_t b);
+void ftl_free_heap_push (struct ftl *f, uint32_t die, uint32_t b);
+void ftl_streams_patch_object (struct ftl *f, struct ftl_object *o,
                            uint64_t new_size);
-void streams_release_object (struct ftl *f, struct ftl_object *o);
+void ftl_streams_release_object (struct ftl *f, struct ftl_object *o);
 
 /* ftl_log.c: meta records */
 enum meta_type
@@ -494,75 +502,76 @@ struct meta_rec
   uint64_t time_ns;
   /* payload follows */
 };
-int log_append (struct ftl *f, uint16_t type, uint64_t pid, uint64_t oid,
+int ftl_log_append (struct ftl *f, uint16_t type, uint64_t pid, uint64_t oid,
                 uint64_t a, uint64_t b, const void *payload, uint32_t plen,
                 uint64_t *seq_out);
-int log_append_raw (struct ftl *f, const struct meta_rec *r);
-int log_flush (struct ftl *f);
-void live_meta_add (struct ftl *f, uint64_t page, uint32_t used);
-void live_meta_remove (struct ftl *f, uint32_t idx);
-void live_meta_kill_all (struct ftl *f);
+int ftl_log_append_raw (struct ftl *f, const struct meta_rec *r);
+int ftl_log_flush (struct ftl *f);
+void ftl_live_meta_add (struct ftl *f, uint64_t page, uint32_t used);
+void ftl_live_meta_remove (struct ftl *f, uint32_t idx);
+void ftl_live_meta_kill_all (struct ftl *f);
 
 /* ftl_ops.c: state changes shared by the API, batches and replay */
-int op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
+int ftl_op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
               const void *buf, size_t len, ftl_error *err);
-int op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
+int ftl_op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
               bool log, ftl_error *err);
-int op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len,
+int ftl_op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len,
                    bool log, ftl_error *err);
-int op_remove (struct ftl *f, struct ftl_object *o, bool log, ftl_error *err);
-int op_create (struct ftl *f, uint64_t pid, uint64_t oid, bool log,
+int ftl_op_remove (struct ftl *f, struct ftl_object *o, bool log, ftl_error *err);
+int ftl_op_create (struct ftl *f, uint64_t pid, uint64_t oid, bool log,
                struct ftl_object **out, ftl_error *err);
-int op_set_attr (struct ftl *f, struct ftl_object *o, uint32_t page,
+int ftl_op_set_attr (struct ftl *f, struct ftl_object *o, uint32_t page,
                  uint32_t number, const void *val, uint32_t len, bool log,
                  ftl_error *err);
-void unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
+void ftl_unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
                   uint64_t end);
-int read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done);
-uint64_t count_unmapped (struct ftl *f, struct ftl_object *o, uint64_t first,
+int ftl_read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done);
+uint64_t ftl_count_unmapped (struct ftl *f, struct ftl_object *o, uint64_t first,
                          uint64_t end);
 static inline uint64_t next_seq (struct ftl *f) { return ++f->seq; }
 
 /* ftl_gc.c */
-int gc_foreground (struct ftl *f);
-int gc_collect (struct ftl *f, uint32_t nvictims_max, uint32_t want_free,
+int ftl_gc_foreground (struct ftl *f);
+int ftl_gc_collect (struct ftl *f, uint32_t nvictims_max, uint32_t want_free,
                 uint64_t budget_ns);
-int gc_relocate_block (struct ftl *f, uint32_t b, int stream);
-int gc_erase_barrier (struct ftl *f);
-int gc_erase_block (struct ftl *f, uint32_t b);
-uint32_t gc_pick_victim (struct ftl *f);
+int ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream);
+int ftl_gc_erase_barrier (struct ftl *f);
+int ftl_gc_erase_block (struct ftl *f, uint32_t b);
+int ftl_gc_erase_pending_all (struct ftl *f);
+uint32_t ftl_gc_pick_victim (struct ftl *f);
 
 /* ftl_wear.c */
-void wear_after_erase (struct ftl *f, uint32_t b);
-int wear_static_check (struct ftl *f, uint64_t budget_ns);
-void wear_mark_factory_bad (struct ftl *f, uint32_t permille, uint64_t seed);
+void ftl_wear_after_erase (struct ftl *f, uint32_t b);
+int ftl_wear_static_check (struct ftl *f, uint64_t budget_ns);
+void ftl_wear_mark_factory_bad (struct ftl *f, uint32_t permille, uint64_t seed);
 
 /* ftl_checkpoint.c */
-int ckpt_write (struct ftl *f, bool clean, ftl_error *err);
-int ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err);
-int ckpt_maybe (struct ftl *f);
-int sb_write (struct ftl *f, ftl_error *err);
-int sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
+int ftl_ckpt_write (struct ftl *f, bool clean, ftl_error *err);
+int ftl_ckpt_load (struct ftl *f, uint64_t *seq, bool *clean, ftl_error *err);
+int ftl_ckpt_maybe (struct ftl *f);
+int ftl_sb_write (struct ftl *f, ftl_error *err);
+int ftl_sb_read_config (struct nand_backend *be, struct ftl_config *cfg,
                     char *profile, ftl_error *err);
-int state_write (struct ftl *f, uint32_t mounted);
-int state_read (struct nand_backend *be, uint32_t *mounted);
+int ftl_state_write (struct ftl *f, uint32_t mounted);
+int ftl_state_read (struct nand_backend *be, uint32_t *mounted);
 
 /* ftl_recovery.c */
-int recovery_rebuild_from_maps (struct ftl *f);
-int recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err);
+int ftl_recovery_rebuild_from_maps (struct ftl *f);
+int ftl_recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err);
 
 /* ftl_fsck.c */
 void ftl_debug_dump_blocks (ftl_t *f, FILE *out);
 
 /* ftl_stats.c */
-void lat_record (struct lat_hist *h, uint64_t ns);
-uint64_t lat_percentile (const struct lat_hist *h, double q);
+void ftl_lat_record (struct lat_hist *h, uint64_t ns);
+uint64_t ftl_lat_percentile (const struct lat_hist *h, double q);
 
 /* ftl_config.c */
-int timing_for_profile (const char *profile, struct nand_timing *tm,
+int ftl_timing_for_profile (const char *profile, struct nand_timing *tm,
                         const struct ftl_config *cfg);
 int ftl_derive (struct ftl *f, ftl_error *err);
-int config_complete (struct ftl_config *cfg, ftl_error *err);
+int ftl_config_complete (struct ftl_config *cfg, ftl_error *err);
 
 /* ftl.c */
 int ftl_new (const struct ftl_config *cfg, struct ftl **out, ftl_error *err);

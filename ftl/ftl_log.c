@@ -5,7 +5,7 @@
 #include "ftl_internal.h"
 
 void
-live_meta_add (struct ftl *f, uint64_t page, uint32_t used)
+ftl_live_meta_add (struct ftl *f, uint64_t page, uint32_t used)
 {
   const struct nand_geometry *g = &f->nand.geo;
   if (f->nlive_meta == f->live_meta_cap)
@@ -21,12 +21,12 @@ live_meta_add (struct ftl *f, uint64_t page, uint32_t used)
   f->live_meta[idx].page = page;
   f->live_meta[idx].used = used;
   for (uint32_t i = 0; i < g->spp; i++)
-    sector_validate (f, (ppa_t) (page * g->spp + i), OWNER_META, idx);
+    ftl_sector_validate (f, (ppa_t) (page * g->spp + i), OWNER_META, idx);
 }
 
 /* Drop entry idx (its sectors must already be invalid). */
 void
-live_meta_remove (struct ftl *f, uint32_t idx)
+ftl_live_meta_remove (struct ftl *f, uint32_t idx)
 {
   const struct nand_geometry *g = &f->nand.geo;
   uint32_t last = --f->nlive_meta;
@@ -40,17 +40,17 @@ live_meta_remove (struct ftl *f, uint32_t idx)
 }
 
 void
-live_meta_kill_all (struct ftl *f)
+ftl_live_meta_kill_all (struct ftl *f)
 {
   const struct nand_geometry *g = &f->nand.geo;
   for (uint32_t k = 0; k < f->nlive_meta; k++)
     for (uint32_t i = 0; i < g->spp; i++)
-      sector_invalidate (f, (ppa_t) (f->live_meta[k].page * g->spp + i));
+      ftl_sector_invalidate (f, (ppa_t) (f->live_meta[k].page * g->spp + i));
   f->nlive_meta = 0;
 }
 
 int
-log_flush (struct ftl *f)
+ftl_log_flush (struct ftl *f)
 {
   if (f->meta_used == 0)
     return 0;
@@ -58,7 +58,7 @@ log_flush (struct ftl *f)
    * the buffer is not programmed twice */
   if (!f->gc_running && !f->in_batch)
     {
-      int r = gc_foreground (f);
+      int r = ftl_gc_foreground (f);
       if (r < 0 && r != -ENOSPC)
         return r;
       if (f->meta_used == 0)
@@ -66,27 +66,29 @@ log_flush (struct ftl *f)
     }
   uint64_t page;
   uint32_t used = f->meta_used;
-  int r = stream_program_page (f, f->role_stream[ROLE_META], PAGE_META,
+  int r = ftl_stream_program_page (f, f->role_stream[ROLE_META], PAGE_META,
                                f->meta_buf, used, &page);
   if (r < 0)
     return r;
   memset (f->meta_buf, 0, f->nand.geo.page_size);
   f->meta_used = 0;
-  live_meta_add (f, page, used);
+  ftl_live_meta_add (f, page, used);
   return 0;
 }
 
 int
-log_append_raw (struct ftl *f, const struct meta_rec *r)
+ftl_log_append_raw (struct ftl *f, const struct meta_rec *r)
 {
   if (r->len < sizeof *r || r->len > f->nand.geo.page_size)
     return -EINVAL;
   if (f->meta_used + r->len > f->nand.geo.page_size)
     {
-      int e = log_flush (f);
+      int e = ftl_log_flush (f);
       if (e < 0)
         return e;
     }
+  if (f->meta_used == 0)
+    f->meta_first_seq = f->seq;
   memcpy (f->meta_buf + f->meta_used, r, r->len);
   f->meta_used += r->len;
   if (r->seq > f->meta_max_seq)
@@ -95,7 +97,7 @@ log_append_raw (struct ftl *f, const struct meta_rec *r)
 }
 
 int
-log_append (struct ftl *f, uint16_t type, uint64_t pid, uint64_t oid,
+ftl_log_append (struct ftl *f, uint16_t type, uint64_t pid, uint64_t oid,
             uint64_t a, uint64_t b, const void *payload, uint32_t plen,
             uint64_t *seq_out)
 {
@@ -104,10 +106,12 @@ log_append (struct ftl *f, uint16_t type, uint64_t pid, uint64_t oid,
     return -EINVAL;
   if (f->meta_used + len > f->nand.geo.page_size)
     {
-      int e = log_flush (f);
+      int e = ftl_log_flush (f);
       if (e < 0)
         return e;
     }
+  if (f->meta_used == 0)
+    f->meta_first_seq = f->seq;
   struct meta_rec *r = (struct meta_rec *) (f->meta_buf + f->meta_used);
   memset (r, 0, len);
   r->len = len;

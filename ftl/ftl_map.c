@@ -11,7 +11,7 @@
 #include "ftl_internal.h"
 
 int
-map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn)
+ftl_map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn)
 {
   uint32_t c = lpn / f->epc;
   if (c >= o->nchunks)
@@ -45,14 +45,14 @@ map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn)
 /* Set lpn's mapping; the caller has ensured the chunk exists when ppa is
  * not PPA_NONE.  Keeps o->mapped and f->used_sectors. */
 int
-map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa)
+ftl_map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa)
 {
   uint32_t c = lpn / f->epc;
   if (c >= o->nchunks || !o->chunks[c])
     {
       if (ppa == PPA_NONE)
         return 0;
-      int r = map_chunk_ensure (f, o, lpn);
+      int r = ftl_map_chunk_ensure (f, o, lpn);
       if (r < 0)
         return r;
     }

@@ -6,7 +6,7 @@
 #include "ftl_internal.h"
 
 uint64_t
-count_unmapped (struct ftl *f, struct ftl_object *o, uint64_t first,
+ftl_count_unmapped (struct ftl *f, struct ftl_object *o, uint64_t first,
                 uint64_t end)
 {
   uint64_t n = 0;
@@ -29,11 +29,11 @@ count_unmapped (struct ftl *f, struct ftl_object *o, uint64_t first,
 
 /* Read one mapped sector (from a write buffer or the NAND). */
 int
-read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
+ftl_read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
 {
   const struct nand_geometry *g = &f->nand.geo;
   const uint8_t *bd;
-  if (sector_in_buffer (f, ppa, &bd, NULL))
+  if (ftl_sector_in_buffer (f, ppa, &bd, NULL))
     {
       if (bd)
         memcpy (buf, bd, FTL_SECTOR);
@@ -42,7 +42,7 @@ read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
       return 0;
     }
   uint64_t page = ppa / g->spp;
-  int r = f->nand.be->ops->read_sector (f->nand.be, page, ppa % g->spp, 1,
+  int r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, ppa % g->spp, 1,
                                         buf);
   uint64_t t = nand_time_read (&f->nand, page, 1, f->now);
   if (t_done)
@@ -53,7 +53,7 @@ read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
 }
 
 void
-unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
+ftl_unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
              uint64_t end)
 {
   uint64_t nchunk_end = (uint64_t) o->nchunks * f->epc;
@@ -71,8 +71,8 @@ unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
       ppa_t p = ch->ppa[l % f->epc];
       if (p != PPA_NONE)
         {
-          sector_invalidate (f, p);
-          map_set (f, o, (uint32_t) l, PPA_NONE);
+          ftl_sector_invalidate (f, p);
+          ftl_map_set (f, o, (uint32_t) l, PPA_NONE);
         }
       if (ch->nmapped == 0 && (l % f->epc == f->epc - 1 || l + 1 == end))
         {
@@ -88,7 +88,7 @@ unmap_range (struct ftl *f, struct ftl_object *o, uint64_t first,
 }
 
 int
-op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
+ftl_op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
           const void *buf, size_t len, ftl_error *err)
 {
   if (len == 0)
@@ -101,7 +101,7 @@ op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
                      (unsigned long long) o->pid, (unsigned long long) o->oid);
   uint64_t first = off >> FTL_SECTOR_SHIFT;
   uint64_t last = (end - 1) >> FTL_SECTOR_SHIFT;
-  uint64_t fresh = count_unmapped (f, o, first, last + 1);
+  uint64_t fresh = ftl_count_unmapped (f, o, first, last + 1);
   if (f->used_sectors + fresh > f->capacity_sectors)
     return ftl_fail (err, -ENOSPC, "drive full: write of %llu new sectors to "
                      "object %llu:%llu needs more than the %llu free",
@@ -112,16 +112,16 @@ op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
   uint64_t size_after = end > o->size ? end : o->size;
   const uint8_t *src = buf;
   uint8_t *tmp = f->scratch;
-  int s = stream_for_write (f, o);
+  int s = ftl_stream_for_write (f, o);
   for (uint64_t l = first; l <= last; l++)
     {
-      int r = map_chunk_ensure (f, o, (uint32_t) l);
+      int r = ftl_map_chunk_ensure (f, o, (uint32_t) l);
       /* the mapping look-up may write translation pages (and so run GC):
        * do it before reserving room and reading the old location */
       if (r == 0 && f->cfg.mapping_mode != FTL_MAP_RAM)
-        dftl_lookup (f, o, (uint32_t) l, true);
+        ftl_dftl_lookup (f, o, (uint32_t) l, true);
       if (r == 0)
-        r = stream_reserve (f, s);
+        r = ftl_stream_reserve (f, s);
       if (r < 0)
         return ftl_fail (err, r, "write to object %llu:%llu at sector %llu: "
                          "%s", (unsigned long long) o->pid,
@@ -136,7 +136,7 @@ op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
         {
           if (old != PPA_NONE)
             {
-              r = read_sector (f, old, tmp, NULL);
+              r = ftl_read_sector (f, old, tmp, NULL);
               if (r < 0)
                 return ftl_fail (err, r, "read-modify-write of object "
                                  "%llu:%llu sector %llu failed",
@@ -152,15 +152,15 @@ op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
           data = tmp;
         }
       if (old != PPA_NONE)
-        sector_invalidate (f, old);
+        ftl_sector_invalidate (f, old);
       struct oob_entry ent = {
         .pid = o->pid, .oid = o->oid, .size = size_after,
         .batch = f->in_batch ? f->cur_batch : 0,
         .lpn = (uint32_t) l, .kind = SECT_DATA,
       };
       ppa_t np;
-      r = stream_append_owned (f, s, &ent, data, o->slot, &np);
-      map_set (f, o, (uint32_t) l, np);
+      r = ftl_stream_append_owned (f, s, &ent, data, o->slot, &np);
+      ftl_map_set (f, o, (uint32_t) l, np);
       if (r < 0)
         return ftl_fail (err, r, "programming a page for object %llu:%llu "
                          "failed: %s", (unsigned long long) o->pid,
@@ -186,13 +186,13 @@ zero_range (struct ftl *f, struct ftl_object *o, uint64_t a, uint64_t b,
     return 0;
   static const uint8_t zeros[FTL_SECTOR];
   uint64_t size = o->size;
-  int r = op_write (f, o, a, zeros, (size_t) (b - a), err);
+  int r = ftl_op_write (f, o, a, zeros, (size_t) (b - a), err);
   o->size = size;
   return r;
 }
 
 int
-op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
+ftl_op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
           bool log, ftl_error *err)
 {
   if (len == 0)
@@ -220,10 +220,10 @@ op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
     }
   if (fs < fe)
     {
-      unmap_range (f, o, fs, fe);
+      ftl_unmap_range (f, o, fs, fe);
       if (log)
         {
-          r = log_append (f, META_PUNCH, o->pid, o->oid, fs, fe, NULL, 0,
+          r = ftl_log_append (f, META_PUNCH, o->pid, o->oid, fs, fe, NULL, 0,
                           NULL);
           if (r < 0)
             return ftl_fail (err, r, "logging punch failed");
@@ -235,7 +235,7 @@ op_punch (struct ftl *f, struct ftl_object *o, uint64_t off, uint64_t len,
 }
 
 int
-op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len, bool log,
+ftl_op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len, bool log,
                ftl_error *err)
 {
   int r;
@@ -250,13 +250,13 @@ op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len, bool log,
           if (r < 0)
             return r;
         }
-      unmap_range (f, o, (len + FTL_SECTOR - 1) >> FTL_SECTOR_SHIFT,
+      ftl_unmap_range (f, o, (len + FTL_SECTOR - 1) >> FTL_SECTOR_SHIFT,
                    UINT64_MAX);
-      streams_patch_object (f, o, len);
+      ftl_streams_patch_object (f, o, len);
     }
   if (log)
     {
-      r = log_append (f, META_SETLEN, o->pid, o->oid, len, 0, NULL, 0, NULL);
+      r = ftl_log_append (f, META_SETLEN, o->pid, o->oid, len, 0, NULL, 0, NULL);
       if (r < 0)
         return ftl_fail (err, r, "logging set-length failed");
       o->version = next_seq (f);
@@ -267,35 +267,35 @@ op_set_length (struct ftl *f, struct ftl_object *o, uint64_t len, bool log,
 }
 
 int
-op_remove (struct ftl *f, struct ftl_object *o, bool log, ftl_error *err)
+ftl_op_remove (struct ftl *f, struct ftl_object *o, bool log, ftl_error *err)
 {
   if (log)
     {
-      int r = log_append (f, META_OBJ_REMOVE, o->pid, o->oid, 0, 0, NULL, 0,
+      int r = ftl_log_append (f, META_OBJ_REMOVE, o->pid, o->oid, 0, 0, NULL, 0,
                           NULL);
       if (r < 0)
         return ftl_fail (err, r, "logging remove failed");
     }
-  unmap_range (f, o, 0, UINT64_MAX);
-  streams_release_object (f, o);
+  ftl_unmap_range (f, o, 0, UINT64_MAX);
+  ftl_streams_release_object (f, o);
   if (f->cfg.mapping_mode != FTL_MAP_RAM)
-    dftl_forget_object (f, o);
-  index_delete (f, o);
+    ftl_dftl_forget_object (f, o);
+  ftl_index_delete (f, o);
   return 0;
 }
 
 int
-op_create (struct ftl *f, uint64_t pid, uint64_t oid, bool log,
+ftl_op_create (struct ftl *f, uint64_t pid, uint64_t oid, bool log,
            struct ftl_object **out, ftl_error *err)
 {
   uint64_t seq = 0;
   if (log)
     {
-      int r = log_append (f, META_OBJ_CREATE, pid, oid, 0, 0, NULL, 0, &seq);
+      int r = ftl_log_append (f, META_OBJ_CREATE, pid, oid, 0, 0, NULL, 0, &seq);
       if (r < 0)
         return ftl_fail (err, r, "logging create failed");
     }
-  struct ftl_object *o = index_insert (f, pid, oid);
+  struct ftl_object *o = ftl_index_insert (f, pid, oid);
   if (!o)
     return ftl_fail (err, -ENOMEM, "out of memory creating object");
   o->version = seq ? seq : next_seq (f);
@@ -306,7 +306,7 @@ op_create (struct ftl *f, uint64_t pid, uint64_t oid, bool log,
 }
 
 int
-op_set_attr (struct ftl *f, struct ftl_object *o, uint32_t page,
+ftl_op_set_attr (struct ftl *f, struct ftl_object *o, uint32_t page,
              uint32_t number, const void *val, uint32_t len, bool log,
              ftl_error *err)
 {
@@ -317,12 +317,12 @@ op_set_attr (struct ftl *f, struct ftl_object *o, uint32_t page,
       memcpy (f->scratch, &len, 4);
       if (len)
         memcpy (f->scratch + 4, val, len);
-      int r = log_append (f, META_SETATTR, o->pid, o->oid, page, number,
+      int r = ftl_log_append (f, META_SETATTR, o->pid, o->oid, page, number,
                           f->scratch, len + 4, &seq);
       if (r < 0)
         return ftl_fail (err, r, "logging set-attribute failed");
     }
-  int r = attr_set (o, page, number, val, len);
+  int r = ftl_attr_set (o, page, number, val, len);
   if (r < 0)
     return ftl_fail (err, r, "out of memory setting attribute");
   o->version = seq ? seq : o->version;

@@ -20,7 +20,7 @@
 /* Rebuild valid bits, reverse map, counts, buckets and free heaps from the
  * object mappings and block states. */
 int
-recovery_rebuild_from_maps (struct ftl *f)
+ftl_recovery_rebuild_from_maps (struct ftl *f)
 {
   const struct nand_geometry *g = &f->nand.geo;
   memset (f->valid_bits, 0, ((g->total_sectors + 63) / 64) * sizeof (uint64_t));
@@ -46,7 +46,7 @@ recovery_rebuild_from_maps (struct ftl *f)
                   || f->blk[b].state == BLK_BAD || sector_is_valid (f, p))
                 {
                   /* points at erased flash or doubly owned: drop it */
-                  map_set (f, o, c * f->epc + i, PPA_NONE);
+                  ftl_map_set (f, o, c * f->epc + i, PPA_NONE);
                   continue;
                 }
               f->valid_bits[p >> 6] |= 1ull << (p & 63);
@@ -67,12 +67,12 @@ recovery_rebuild_from_maps (struct ftl *f)
       if (bi->state == BLK_FREE)
         {
           bi->write_ptr = 0;
-          free_heap_push (f, nand_die_of_block (g, b), b);
+          ftl_free_heap_push (f, nand_die_of_block (g, b), b);
         }
       else if (bi->state != BLK_BAD)
         {
           bi->state = BLK_CLOSED;
-          block_bucket_insert (f, b);
+          ftl_block_bucket_insert (f, b);
         }
     }
   return 0;
@@ -158,19 +158,19 @@ batch_committed (const uint64_t *c, size_t n, uint64_t batch)
 static void
 apply_meta (struct ftl *f, const struct meta_rec *r)
 {
-  struct ftl_object *o = index_lookup (f, r->pid, r->oid);
+  struct ftl_object *o = ftl_index_lookup (f, r->pid, r->oid);
   switch (r->type)
     {
     case META_PART_CREATE:
-      part_add (f, r->pid);
+      ftl_part_add (f, r->pid);
       break;
     case META_PART_REMOVE:
-      part_del (f, r->pid);
+      ftl_part_del (f, r->pid);
       break;
     case META_OBJ_CREATE:
       if (o)
-        op_remove (f, o, false, NULL);
-      o = index_insert (f, r->pid, r->oid);
+        ftl_op_remove (f, o, false, NULL);
+      o = ftl_index_insert (f, r->pid, r->oid);
       if (o)
         {
           o->version = r->seq;
@@ -179,12 +179,12 @@ apply_meta (struct ftl *f, const struct meta_rec *r)
       break;
     case META_OBJ_REMOVE:
       if (o)
-        op_remove (f, o, false, NULL);
+        ftl_op_remove (f, o, false, NULL);
       break;
     case META_PUNCH:
       if (o)
         {
-          unmap_range (f, o, r->a, r->b);
+          ftl_unmap_range (f, o, r->a, r->b);
           o->version = r->seq;
           o->mtime_ns = r->time_ns;
         }
@@ -192,7 +192,7 @@ apply_meta (struct ftl *f, const struct meta_rec *r)
     case META_SETLEN:
       if (o)
         {
-          op_set_length (f, o, r->a, false, NULL);
+          ftl_op_set_length (f, o, r->a, false, NULL);
           o->version = r->seq;
           o->mtime_ns = r->time_ns;
         }
@@ -207,7 +207,7 @@ apply_meta (struct ftl *f, const struct meta_rec *r)
           uint32_t vlen;
           memcpy (&vlen, p, 4);
           if (vlen + 4 <= len)
-            attr_set (o, (uint32_t) r->a, (uint32_t) r->b, p + 4, vlen);
+            ftl_attr_set (o, (uint32_t) r->a, (uint32_t) r->b, p + 4, vlen);
           o->version = r->seq;
           o->mtime_ns = r->time_ns;
         }
@@ -218,7 +218,7 @@ apply_meta (struct ftl *f, const struct meta_rec *r)
 }
 
 int
-recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
+ftl_recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct nand_backend *be = f->nand.be;
@@ -252,7 +252,7 @@ recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
             continue;
           uint32_t crc = h.crc;
           ((struct oob_header *) ob)->crc = 0;
-          if (crc32c (0, ob, oob_bytes_needed (g->spp)) != crc)
+          if (ftl_crc32c (0, ob, oob_bytes_needed (g->spp)) != crc)
             continue;
           uint64_t pg = first + k;
           uint32_t b = (uint32_t) (pg / g->pages_per_block);
@@ -266,10 +266,10 @@ recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
           /* programmed after the checkpoint: check the data */
           if (h.kind == PAGE_DATA || h.kind == PAGE_META)
             {
-              r = be->ops->read_sector (be, pg, 0, g->spp, page);
+              r = be->ops->ftl_read_sector (be, pg, 0, g->spp, page);
               if (r < 0)
                 goto out;
-              if (crc32c (0, page, g->page_size) != h.data_crc)
+              if (ftl_crc32c (0, page, g->page_size) != h.data_crc)
                 continue;   /* torn program */
             }
           if (bi->state == BLK_FREE)
@@ -356,15 +356,15 @@ recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
           apply_meta (f, (const struct meta_rec *) (rp.recs + x->rec_off));
           continue;
         }
-      struct ftl_object *o = index_lookup (f, x->pid, x->oid);
+      struct ftl_object *o = ftl_index_lookup (f, x->pid, x->oid);
       if (!o)
         continue;
-      if (map_chunk_ensure (f, o, x->lpn) < 0)
+      if (ftl_map_chunk_ensure (f, o, x->lpn) < 0)
         {
           r = -ENOMEM;
           goto out;
         }
-      map_set (f, o, x->lpn, x->ppa);
+      ftl_map_set (f, o, x->lpn, x->ppa);
       /* sizes only grow between length records (which reset them) */
       if (x->size > o->size)
         o->size = x->size;

@@ -22,14 +22,14 @@ lat_value (uint32_t idx)
 }
 
 void
-lat_record (struct lat_hist *h, uint64_t ns)
+ftl_lat_record (struct lat_hist *h, uint64_t ns)
 {
   h->b[lat_bucket (ns)]++;
   h->n++;
 }
 
 uint64_t
-lat_percentile (const struct lat_hist *h, double q)
+ftl_lat_percentile (const struct lat_hist *h, double q)
 {
   if (!h->n)
     return 0;
@@ -92,12 +92,12 @@ ftl_get_stats (ftl_t *f, struct ftl_stats *st, ftl_error *err)
   st->free_blocks = f->free_blocks;
   uint64_t vt = nand_max_clock (&f->nand);
   st->virtual_time_ns = vt > f->now ? vt : f->now;
-  st->read_lat_p50 = lat_percentile (&f->read_lat, 0.50);
-  st->read_lat_p99 = lat_percentile (&f->read_lat, 0.99);
-  st->read_lat_p999 = lat_percentile (&f->read_lat, 0.999);
-  st->write_lat_p50 = lat_percentile (&f->write_lat, 0.50);
-  st->write_lat_p99 = lat_percentile (&f->write_lat, 0.99);
-  st->write_lat_p999 = lat_percentile (&f->write_lat, 0.999);
+  st->read_lat_p50 = ftl_lat_percentile (&f->read_lat, 0.50);
+  st->read_lat_p99 = ftl_lat_percentile (&f->read_lat, 0.99);
+  st->read_lat_p999 = ftl_lat_percentile (&f->read_lat, 0.999);
+  st->write_lat_p50 = ftl_lat_percentile (&f->write_lat, 0.50);
+  st->write_lat_p99 = ftl_lat_percentile (&f->write_lat, 0.99);
+  st->write_lat_p999 = ftl_lat_percentile (&f->write_lat, 0.999);
   pthread_mutex_unlock (&f->lock);
   return 0;
 }

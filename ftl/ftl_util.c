@@ -67,7 +67,7 @@ crc_hw_update (uint32_t crc, const uint8_t *p, size_t len)
 #endif
 
 uint32_t
-crc32c (uint32_t crc, const void *buf, size_t len)
+ftl_crc32c (uint32_t crc, const void *buf, size_t len)
 {
   const uint8_t *p = buf;
   pthread_once (&crc_once, crc_init);

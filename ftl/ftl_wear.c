@@ -16,7 +16,7 @@ splitmix (uint64_t *s)
 }
 
 void
-wear_mark_factory_bad (struct ftl *f, uint32_t permille, uint64_t seed)
+ftl_wear_mark_factory_bad (struct ftl *f, uint32_t permille, uint64_t seed)
 {
   if (!permille)
     return;
@@ -29,15 +29,15 @@ wear_mark_factory_bad (struct ftl *f, uint32_t permille, uint64_t seed)
 }
 
 void
-wear_after_erase (struct ftl *f, uint32_t b)
+ftl_wear_after_erase (struct ftl *f, uint32_t b)
 {
   f->erases_since_wl_check++;
 }
 
-int wear_migrate_one (struct ftl *f);
+int ftl_wear_migrate_one (struct ftl *f);
 
 int
-wear_static_check (struct ftl *f, uint64_t budget_ns)
+ftl_wear_static_check (struct ftl *f, uint64_t budget_ns)
 {
   if (!f->wl_threshold || f->in_batch || f->gc_running)
     return 0;
@@ -46,14 +46,14 @@ wear_static_check (struct ftl *f, uint64_t budget_ns)
   f->erases_since_wl_check = 0;
   int r = 0;
   for (int round = 0; round < 2 && r == 0; round++)
-    r = wear_migrate_one (f);
+    r = ftl_wear_migrate_one (f);
   return r;
 }
 
 /* Move the least worn closed block's data to the cold stream if the
  * erase-count gap is at least wl_threshold.  1 if moved, 0 if not. */
 int
-wear_migrate_one (struct ftl *f)
+ftl_wear_migrate_one (struct ftl *f)
 {
   const struct nand_geometry *g = &f->nand.geo;
   uint32_t maxec = 0, coldest = BLOCK_NONE;
@@ -71,20 +71,20 @@ wear_migrate_one (struct ftl *f)
     }
   if (coldest == BLOCK_NONE
       || maxec - f->blk[coldest].erase_count < f->wl_threshold
-      || f->free_blocks < f->gc_low + alloc_stream_width (f, ROLE_COLD) + 1)
+      || f->free_blocks < f->gc_low + ftl_alloc_stream_width (f, ROLE_COLD) + 1)
     return 0;
   f->gc_running = true;
-  block_bucket_remove (f, coldest);
+  ftl_block_bucket_remove (f, coldest);
   f->blk[coldest].state = BLK_VICTIM;
-  int r = gc_relocate_block (f, coldest, f->role_stream[ROLE_COLD]);
+  int r = ftl_gc_relocate_block (f, coldest, f->role_stream[ROLE_COLD]);
   if (r == 0)
-    r = gc_erase_barrier (f);
+    r = ftl_gc_erase_barrier (f);
   if (r == 0 && f->blk[coldest].valid == 0)
-    r = gc_erase_block (f, coldest);
+    r = ftl_gc_erase_block (f, coldest);
   else
     {
       f->blk[coldest].state = BLK_CLOSED;
-      block_bucket_insert (f, coldest);
+      ftl_block_bucket_insert (f, coldest);
     }
   if (r == 0)
     f->st.wl_migrations++;

@@ -9,6 +9,7 @@
  * the block and punch a hole over its data; sync = fdatasync.
  */
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,7 +159,7 @@ static const struct nand_backend_ops file_ops = {
   .name = "file",
   .stores_data = true,
   .persistent = true,
-  .read_sector = fb_read_sector,
+  .ftl_read_sector = fb_read_sector,
   .read_oob = fb_read_oob,
   .program = fb_program,
   .erase = fb_erase,
@@ -176,7 +177,7 @@ nand_backend_file_create (const char *path, const struct nand_geometry *g,
   struct file_backend *fb = calloc (1, sizeof *fb);
   if (!fb)
     return ftl_fail (err, -ENOMEM, "out of memory");
-  fb->fd = open (path, create ? O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC
+  fb->fd = open (path, create ? O_RDWR | O_CREAT | O_CLOEXEC
                  : O_RDWR | O_CLOEXEC, 0644);
   if (fb->fd < 0)
     {
@@ -187,9 +188,22 @@ nand_backend_file_create (const char *path, const struct nand_geometry *g,
     }
   fb->be.ops = &file_ops;
   fb->be.geo = g;
+  /* one FTL per image: a second opener (say, an fsck next to a running
+   * drive) gets EBUSY.  The header probe (g == NULL) only reads. */
+  if (g && flock (fb->fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      int e = errno == EWOULDBLOCK ? EBUSY : errno;
+      close (fb->fd);
+      free (fb);
+      return ftl_fail (err, -e, "image %s is in use by another FTL instance",
+                       path);
+    }
   if (lay)
     fb->lay = *lay;
-  if (create && ftruncate (fb->fd, (off_t) lay->file_size) < 0)
+  /* truncate only once we hold the lock: drop the old content, then size
+   * the (sparse) image */
+  if (create && (ftruncate (fb->fd, 0) < 0
+                 || ftruncate (fb->fd, (off_t) lay->file_size) < 0))
     {
       int e = errno;
       fb_close (&fb->be);

@@ -15,7 +15,7 @@
 #define MAX_STORED_TOTAL 8192
 
 int
-vreject (struct verifier *v, uint32_t pc, const char *fmt, ...)
+ossd_vreject (struct verifier *v, uint32_t pc, const char *fmt, ...)
 {
   if (v->log && v->loglen)
     {
@@ -104,7 +104,7 @@ push_pending (struct verifier *v, const struct vstate *st, uint32_t pc,
       uint32_t cap = v->capwork ? v->capwork * 2 : 16;
       struct pending *w = realloc (v->work, cap * sizeof *w);
       if (!w)
-        return vreject (v, pc, "out of memory");
+        return ossd_vreject (v, pc, "out of memory");
       v->work = w;
       v->capwork = cap;
     }
@@ -127,15 +127,15 @@ do_alu (struct verifier *v, struct vstate *s, uint32_t pc)
   struct vreg *d = &s->r[in->dst_reg], src;
 
   if (x && op != OSSD_BPF_END && s->r[in->src_reg].type == V_UNINIT)
-    return vreject (v, pc, "read of uninitialised register r%d", in->src_reg);
+    return ossd_vreject (v, pc, "read of uninitialised register r%d", in->src_reg);
   if (op != OSSD_BPF_MOV && d->type == V_UNINIT)
-    return vreject (v, pc, "read of uninitialised register r%d", in->dst_reg);
+    return ossd_vreject (v, pc, "read of uninitialised register r%d", in->dst_reg);
   if ((op != OSSD_BPF_MOV && is_ptr (d)) || (x && op != OSSD_BPF_END && is_ptr (&s->r[in->src_reg])))
-    return verifier_ptr_alu (v, s, pc);
+    return ossd_verifier_ptr_alu (v, s, pc);
   if (x && op != OSSD_BPF_END)
     src = s->r[in->src_reg];
   else
-    vreg_set_const (&src, is64 ? (uint64_t) (int64_t) in->imm
+    ossd_vreg_set_const (&src, is64 ? (uint64_t) (int64_t) in->imm
                     : (uint64_t) (uint32_t) in->imm);
   if (op == OSSD_BPF_DIV || op == OSSD_BPF_MOD)
     {
@@ -151,7 +151,7 @@ do_alu (struct verifier *v, struct vstate *s, uint32_t pc)
             ax->flags |= OSSD_AUX_DIV_OVF;
         }
     }
-  scalar_alu (in->code, in->off, in->imm, d, &src);
+  ossd_scalar_alu (in->code, in->off, in->imm, d, &src);
   return 0;
 }
 
@@ -168,15 +168,15 @@ do_cond_jump (struct verifier *v, const struct vstate *s, uint32_t pc,
   struct vreg d = s->r[in->dst_reg], src;
 
   if (d.type == V_UNINIT)
-    return vreject (v, pc, "read of uninitialised register r%d", in->dst_reg);
+    return ossd_vreject (v, pc, "read of uninitialised register r%d", in->dst_reg);
   if (x)
     {
       src = s->r[in->src_reg];
       if (src.type == V_UNINIT)
-        return vreject (v, pc, "read of uninitialised register r%d", in->src_reg);
+        return ossd_vreject (v, pc, "read of uninitialised register r%d", in->src_reg);
     }
   else
-    vreg_set_const (&src, (uint64_t) (int64_t) in->imm);
+    ossd_vreg_set_const (&src, (uint64_t) (int64_t) in->imm);
   *taken = *s;
   *fall = *s;
   *can_take = *can_fall = true;
@@ -184,18 +184,18 @@ do_cond_jump (struct verifier *v, const struct vstate *s, uint32_t pc,
   if (is_ptr (&d) || is_ptr (&src))
     {
       if (is32)
-        return vreject (v, pc, "32-bit comparison of a pointer");
+        return ossd_vreject (v, pc, "32-bit comparison of a pointer");
       if (is_ptr (&d) && is_ptr (&src))
         {
           if (d.type != src.type || d.col != src.col)
-            return vreject (v, pc, "comparison of pointers to different regions");
+            return ossd_vreject (v, pc, "comparison of pointers to different regions");
           if (op == OSSD_BPF_JSET)
-            return vreject (v, pc, "bit test on a pointer");
+            return ossd_vreject (v, pc, "bit test on a pointer");
           return 0;             /* both outcomes, no refinement */
         }
       const struct vreg *p = is_ptr (&d) ? &d : &src, *k = is_ptr (&d) ? &src : &d;
-      if (!(vreg_is_const (k) && k->umin == 0) || (op != OSSD_BPF_JEQ && op != OSSD_BPF_JNE))
-        return vreject (v, pc, "pointer comparison with a scalar (only == / != NULL allowed)");
+      if (!(ossd_vreg_is_const (k) && k->umin == 0) || (op != OSSD_BPF_JEQ && op != OSSD_BPF_JNE))
+        return ossd_vreject (v, pc, "pointer comparison with a scalar (only == / != NULL allowed)");
       if (p->type != V_PTR_COLDATA)
         {
           /* ctx, stack and rodata pointers are never NULL */
@@ -205,8 +205,8 @@ do_cond_jump (struct verifier *v, const struct vstate *s, uint32_t pc,
       return 0;
     }
   struct vreg td = d, ts = src, fd = d, fs = src;
-  *can_take = scalar_refine (in->code, true, &td, &ts);
-  *can_fall = scalar_refine (in->code, false, &fd, &fs);
+  *can_take = ossd_scalar_refine (in->code, true, &td, &ts);
+  *can_fall = ossd_scalar_refine (in->code, false, &fd, &fs);
   taken->r[in->dst_reg] = td;
   fall->r[in->dst_reg] = fd;
   if (x && in->src_reg != in->dst_reg)
@@ -232,7 +232,7 @@ explore_path (struct verifier *v, struct vstate *s, uint32_t pc,
       uint8_t cls = OSSD_BPF_CLASS (in->code), op = OSSD_BPF_OP (in->code);
 
       if (++v->steps > OSSD_VERIFIER_MAX_STEPS)
-        return vreject (v, pc, "program too complex: %u instructions processed "
+        return ossd_vreject (v, pc, "program too complex: %u instructions processed "
                         "(loop not provably bounded?)", (unsigned) OSSD_VERIFIER_MAX_STEPS);
       prog->aux[pc].flags |= OSSD_AUX_SEEN;
 
@@ -247,14 +247,14 @@ explore_path (struct verifier *v, struct vstate *s, uint32_t pc,
                   path_end (parent);
                   return 0;     /* already proven safe from here */
                 }
-              return vreject (v, pc, "infinite loop: a back-edge returns to this "
+              return ossd_vreject (v, pc, "infinite loop: a back-edge returns to this "
                               "instruction in a state it was already in");
             }
           if (v->nstored[pc] < MAX_STORED_PER_INSN && v->total_stored < MAX_STORED_TOTAL)
             {
               struct stored_state *n = malloc (sizeof *n);
               if (!n)
-                return vreject (v, pc, "out of memory");
+                return ossd_vreject (v, pc, "out of memory");
               n->st = *s;
               n->parent = parent;
               n->branches = 1;
@@ -284,19 +284,19 @@ explore_path (struct verifier *v, struct vstate *s, uint32_t pc,
               prog->aux[pc].flags |= OSSD_AUX_RODATA_PTR;
             }
           else
-            vreg_set_const (&s->r[in->dst_reg], (uint64_t) (uint32_t) in->imm
+            ossd_vreg_set_const (&s->r[in->dst_reg], (uint64_t) (uint32_t) in->imm
                             | ((uint64_t) (uint32_t) in[1].imm << 32));
           prog->aux[pc + 1].flags |= OSSD_AUX_SEEN;
           pc += 2;
           break;
         case OSSD_BPF_LDX:
-          if ((rc = verifier_check_load (v, s, pc)) < 0)
+          if ((rc = ossd_verifier_check_load (v, s, pc)) < 0)
             return rc;
           pc++;
           break;
         case OSSD_BPF_ST:
         case OSSD_BPF_STX:
-          if ((rc = verifier_check_store (v, s, pc)) < 0)
+          if ((rc = ossd_verifier_check_store (v, s, pc)) < 0)
             return rc;
           pc++;
           break;
@@ -304,16 +304,16 @@ explore_path (struct verifier *v, struct vstate *s, uint32_t pc,
           if (op == OSSD_BPF_EXIT)
             {
               if (s->r[0].type == V_UNINIT)
-                return vreject (v, pc, "exit with uninitialised r0");
+                return ossd_vreject (v, pc, "exit with uninitialised r0");
               if (is_ptr (&s->r[0]))
-                return vreject (v, pc, "pointer leak: returning a %s in r0",
-                                vtype_name (s->r[0].type));
+                return ossd_vreject (v, pc, "pointer leak: returning a %s in r0",
+                                ossd_vtype_name (s->r[0].type));
               path_end (parent);
               return 0;
             }
           if (op == OSSD_BPF_CALL)
             {
-              if ((rc = verifier_check_call (v, s, pc)) < 0)
+              if ((rc = ossd_verifier_check_call (v, s, pc)) < 0)
                 return rc;
               pc++;
               break;
@@ -387,9 +387,9 @@ ossd_prog_verify (struct ossd_prog *prog, char *log, size_t loglen)
     log[0] = 0;
   prog->verified = false;
   if (prog->insn_count == 0)
-    return vreject (&v, 0, "empty program");
+    return ossd_vreject (&v, 0, "empty program");
   if (prog->insn_count > OSSD_MAX_INSNS)
-    return vreject (&v, OSSD_MAX_INSNS, "program exceeds %u instructions",
+    return ossd_vreject (&v, OSSD_MAX_INSNS, "program exceeds %u instructions",
                     (unsigned) OSSD_MAX_INSNS);
   memset (prog->aux, 0, prog->insn_count * sizeof *prog->aux);
 
@@ -400,11 +400,11 @@ ossd_prog_verify (struct ossd_prog *prog, char *log, size_t loglen)
   s = malloc (sizeof *s);
   if (!v.live || !v.prune_point || !v.stored || !v.nstored || !s)
     {
-      rc = vreject (&v, 0, "out of memory");
+      rc = ossd_vreject (&v, 0, "out of memory");
       goto out;
     }
-  if ((rc = verifier_check_structure (&v)) < 0
-      || (rc = verifier_compute_liveness (&v)) < 0)
+  if ((rc = ossd_verifier_check_structure (&v)) < 0
+      || (rc = ossd_verifier_compute_liveness (&v)) < 0)
     goto out;
 
   memset (s, 0, sizeof *s);

@@ -76,35 +76,35 @@ struct verifier
 };
 
 /* Rejects: formats "insn N: ..." into the log, returns -EINVAL. */
-int vreject (struct verifier *v, uint32_t pc, const char *fmt, ...)
+int ossd_vreject (struct verifier *v, uint32_t pc, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 
 /* verifier_structure.c */
-int verifier_check_structure (struct verifier *v);
-int verifier_compute_liveness (struct verifier *v);
+int ossd_verifier_check_structure (struct verifier *v);
+int ossd_verifier_compute_liveness (struct verifier *v);
 
 /* verifier_scalar.c */
-void vreg_set_unknown (struct vreg *r);
-void vreg_set_const (struct vreg *r, uint64_t v);
-void vreg_set_urange (struct vreg *r, uint64_t umin, uint64_t umax);
-void vreg_set_srange (struct vreg *r, int64_t smin, int64_t smax);
-bool vreg_is_const (const struct vreg *r);
+void ossd_vreg_set_unknown (struct vreg *r);
+void ossd_vreg_set_const (struct vreg *r, uint64_t v);
+void ossd_vreg_set_urange (struct vreg *r, uint64_t umin, uint64_t umax);
+void ossd_vreg_set_srange (struct vreg *r, int64_t smin, int64_t smax);
+bool ossd_vreg_is_const (const struct vreg *r);
 /* Tightens signed/unsigned ranges from each other; false if empty. */
-bool vreg_sync (struct vreg *r);
+bool ossd_vreg_sync (struct vreg *r);
 /* Scalar ALU on ranges; src is a scalar (register or imm). */
-void scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
+void ossd_scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
                  const struct vreg *src);
 /* Refines both operands for a conditional jump outcome; false when the
  * outcome is impossible. */
-bool scalar_refine (uint8_t code, bool taken, struct vreg *dst,
+bool ossd_scalar_refine (uint8_t code, bool taken, struct vreg *dst,
                     struct vreg *src);
 
 /* verifier_mem.c */
-int verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc);
-int verifier_check_store (struct verifier *v, struct vstate *s, uint32_t pc);
-int verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc);
-int verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc);
+int ossd_verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc);
+int ossd_verifier_check_store (struct verifier *v, struct vstate *s, uint32_t pc);
+int ossd_verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc);
+int ossd_verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc);
 
-const char *vtype_name (uint8_t t);
+const char *ossd_vtype_name (uint8_t t);
 
 #endif

@@ -20,7 +20,7 @@
 static const uint8_t size_bytes[4] = { 4, 2, 1, 8 };
 
 const char *
-vtype_name (uint8_t t)
+ossd_vtype_name (uint8_t t)
 {
   switch (t)
     {
@@ -61,7 +61,7 @@ note_region (struct verifier *v, uint32_t pc, uint8_t *region, uint8_t *col,
       return 0;
     }
   if (*region != new_region)
-    return vreject (v, pc, "%s uses different kinds of memory on different paths", what);
+    return ossd_vreject (v, pc, "%s uses different kinds of memory on different paths", what);
   if (*col != new_col)
     *col = OSSD_AUX_COL_ANY;
   return 0;
@@ -98,13 +98,13 @@ check_access (struct verifier *v, uint32_t pc, const struct vreg *p,
 {
   memset (a, 0, sizeof *a);
   if (p->type == V_UNINIT)
-    return vreject (v, pc, "%s through uninitialised register r%d", what, reg);
+    return ossd_vreject (v, pc, "%s through uninitialised register r%d", what, reg);
   if (p->type == V_SCALAR)
-    return vreject (v, pc, "%s through scalar r%d (not a pointer)", what, reg);
+    return ossd_vreject (v, pc, "%s through scalar r%d (not a pointer)", what, reg);
   if (p->type == V_PTR_COLDATA)
     {
       if (write)
-        return vreject (v, pc, "%s: write to read-only column data", what);
+        return ossd_vreject (v, pc, "%s: write to read-only column data", what);
       a->region = OSSD_REGION_COLDATA;
       a->col = p->col;
       a->check = true;
@@ -114,12 +114,12 @@ check_access (struct verifier *v, uint32_t pc, const struct vreg *p,
       || __builtin_add_overflow (p->smin, off, &a->lo)
       || __builtin_add_overflow (p->smax, off, &a->hi)
       || __builtin_add_overflow (a->hi, (int64_t) size_max, &a->hi))
-    return vreject (v, pc, "%s: access size or offset not bounded", what);
+    return ossd_vreject (v, pc, "%s: access size or offset not bounded", what);
   switch (p->type)
     {
     case V_PTR_STACK:
       if (a->lo < -OSSD_STACK_SIZE || a->hi > 0)
-        return vreject (v, pc, "%s: stack access out of bounds (fp%+lld..fp%+lld)",
+        return ossd_vreject (v, pc, "%s: stack access out of bounds (fp%+lld..fp%+lld)",
                         what, (long long) a->lo, (long long) a->hi);
       a->region = OSSD_REGION_STACK;
       if ((uint32_t) -a->lo > v->max_stack)
@@ -127,26 +127,26 @@ check_access (struct verifier *v, uint32_t pc, const struct vreg *p,
       return 0;
     case V_PTR_RODATA:
       if (write)
-        return vreject (v, pc, "%s: write to read-only data", what);
+        return ossd_vreject (v, pc, "%s: write to read-only data", what);
       if (a->lo < 0 || a->hi > (int64_t) v->prog->rodata_len)
-        return vreject (v, pc, "%s: read-only data access out of bounds "
+        return ossd_vreject (v, pc, "%s: read-only data access out of bounds "
                         "(offset %lld..%lld, %u bytes)", what, (long long) a->lo,
                         (long long) a->hi, v->prog->rodata_len);
       a->region = OSSD_REGION_RODATA;
       return 0;
     case V_PTR_CTX:
       if (a->lo < 0 || a->hi > CTX_SIZE)
-        return vreject (v, pc, "%s: ctx access out of bounds (offset %lld, size %llu)",
+        return ossd_vreject (v, pc, "%s: ctx access out of bounds (offset %lld, size %llu)",
                         what, (long long) a->lo, (unsigned long long) size_max);
       if (write && a->lo < OUT_BASE)
-        return vreject (v, pc, "%s: write to read-only ctx field at offset %lld",
+        return ossd_vreject (v, pc, "%s: write to read-only ctx field at offset %lld",
                         what, (long long) a->lo);
       a->region = a->lo >= OUT_BASE ? OSSD_REGION_OUT : OSSD_REGION_CTX;
       if (write)
         v->writes_out = true;
       return 0;
     default:
-      return vreject (v, pc, "%s through %s", what, vtype_name (p->type));
+      return ossd_vreject (v, pc, "%s through %s", what, ossd_vtype_name (p->type));
     }
 }
 
@@ -160,10 +160,10 @@ stack_readable (struct verifier *v, uint32_t pc, const struct vstate *s,
     {
       uint8_t k = s->sbyte[OSSD_STACK_SIZE + b];
       if (k == SB_UNINIT)
-        return vreject (v, pc, "%s: read of uninitialised stack at fp%+lld", what,
+        return ossd_vreject (v, pc, "%s: read of uninitialised stack at fp%+lld", what,
                         (long long) b);
       if (k == SB_SPILL && is_ptr (&s->spill[(OSSD_STACK_SIZE + b) / 8]))
-        return vreject (v, pc, "%s: partial read of a spilled pointer at fp%+lld",
+        return ossd_vreject (v, pc, "%s: partial read of a spilled pointer at fp%+lld",
                         what, (long long) b);
     }
   return 0;
@@ -193,16 +193,16 @@ static void
 set_sized_unknown (struct vreg *r, unsigned bytes, bool sx)
 {
   if (bytes == 8)
-    vreg_set_unknown (r);
+    ossd_vreg_set_unknown (r);
   else if (sx)
-    vreg_set_srange (r, -((int64_t) 1 << (bytes * 8 - 1)),
+    ossd_vreg_set_srange (r, -((int64_t) 1 << (bytes * 8 - 1)),
                      ((int64_t) 1 << (bytes * 8 - 1)) - 1);
   else
-    vreg_set_urange (r, 0, (1ull << (bytes * 8)) - 1);
+    ossd_vreg_set_urange (r, 0, (1ull << (bytes * 8)) - 1);
 }
 
 int
-verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc)
+ossd_verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc)
 {
   const struct ossd_insn *in = &v->prog->insns[pc];
   struct ossd_insn_aux *ax = &v->prog->aux[pc];
@@ -244,7 +244,7 @@ verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc)
         if (col >= 0)
           {
             if (a.lo != f || size != 8 || sx)
-              return vreject (v, pc, "partial read of pointer field ctx->col[%d].data", col);
+              return ossd_vreject (v, pc, "partial read of pointer field ctx->col[%d].data", col);
             memset (&res, 0, sizeof res);
             res.type = V_PTR_COLDATA;
             res.col = (uint8_t) col;
@@ -258,7 +258,7 @@ verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc)
           memcpy (&val, v->prog->rodata + a.lo, size);
           if (sx)
             val = (uint64_t) ((int64_t) (val << (64 - 8 * size)) >> (64 - 8 * size));
-          vreg_set_const (&res, val);
+          ossd_vreg_set_const (&res, val);
         }
       break;
     default:
@@ -269,7 +269,7 @@ verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc)
 }
 
 int
-verifier_check_store (struct verifier *v, struct vstate *s, uint32_t pc)
+ossd_verifier_check_store (struct verifier *v, struct vstate *s, uint32_t pc)
 {
   const struct ossd_insn *in = &v->prog->insns[pc];
   struct ossd_insn_aux *ax = &v->prog->aux[pc];
@@ -283,10 +283,10 @@ verifier_check_store (struct verifier *v, struct vstate *s, uint32_t pc)
     {
       val = s->r[in->src_reg];
       if (val.type == V_UNINIT)
-        return vreject (v, pc, "store of uninitialised register r%d", in->src_reg);
+        return ossd_vreject (v, pc, "store of uninitialised register r%d", in->src_reg);
     }
   else
-    vreg_set_const (&val, (uint64_t) (int64_t) in->imm);
+    ossd_vreg_set_const (&val, (uint64_t) (int64_t) in->imm);
 
   if ((rc = check_access (v, pc, p, in->dst_reg, in->off, size, true, "store", &a)) < 0)
     return rc;
@@ -296,12 +296,12 @@ verifier_check_store (struct verifier *v, struct vstate *s, uint32_t pc)
     ax->flags |= OSSD_AUX_CHECK;
 
   if (p->type == V_PTR_CTX && is_ptr (&val))
-    return vreject (v, pc, "pointer leak: storing a %s into ctx->out", vtype_name (val.type));
+    return ossd_vreject (v, pc, "pointer leak: storing a %s into ctx->out", ossd_vtype_name (val.type));
   if (p->type == V_PTR_STACK)
     {
       bool fixed = p->smin == p->smax;
       if (is_ptr (&val) && (!fixed || size != 8 || (a.lo & 7) != 0))
-        return vreject (v, pc, "pointer spill must be an aligned 8-byte store at a fixed offset");
+        return ossd_vreject (v, pc, "pointer spill must be an aligned 8-byte store at a fixed offset");
       if (fixed && size == 8 && (a.lo & 7) == 0)
         {
           int slot = (int) ((OSSD_STACK_SIZE + a.lo) / 8);
@@ -325,11 +325,11 @@ check_helper_mem_arg (struct verifier *v, struct vstate *s, uint32_t pc,
   int rc;
   snprintf (what, sizeof what, "helper %s arg %d", h->name, k + 1);
   if (!is_ptr (p))
-    return vreject (v, pc, "%s: expected pointer to %s memory, got %s", what,
-                    write ? "writable" : "readable", vtype_name (p->type));
+    return ossd_vreject (v, pc, "%s: expected pointer to %s memory, got %s", what,
+                    write ? "writable" : "readable", ossd_vtype_name (p->type));
   if (write && p->type != V_PTR_STACK && p->type != V_PTR_CTX)
-    return vreject (v, pc, "%s: expected pointer to writable memory (stack or ctx->out), got %s",
-                    what, vtype_name (p->type));
+    return ossd_vreject (v, pc, "%s: expected pointer to writable memory (stack or ctx->out), got %s",
+                    what, ossd_vtype_name (p->type));
   if ((rc = check_access (v, pc, p, k + 1, 0, size_max, write, what, a)) < 0)
     return rc;
   if (p->type == V_PTR_STACK)
@@ -337,7 +337,7 @@ check_helper_mem_arg (struct verifier *v, struct vstate *s, uint32_t pc,
       if (write)
         {
           if (p->smin != p->smax)
-            return vreject (v, pc, "%s: variable offset into the stack", what);
+            return ossd_vreject (v, pc, "%s: variable offset into the stack", what);
           stack_mark_data (s, a->lo, a->hi, false);
         }
       else if ((rc = stack_readable (v, pc, s, a->lo, a->hi, what)) < 0)
@@ -348,13 +348,13 @@ check_helper_mem_arg (struct verifier *v, struct vstate *s, uint32_t pc,
       int64_t f;
       int col = ctx_ptr_field_overlap (a->lo, a->hi, &f);
       if (col >= 0)
-        return vreject (v, pc, "%s: would read pointer field ctx->col[%d].data", what, col);
+        return ossd_vreject (v, pc, "%s: would read pointer field ctx->col[%d].data", what, col);
     }
   return 0;
 }
 
 int
-verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc)
+ossd_verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc)
 {
   const struct ossd_insn *in = &v->prog->insns[pc];
   struct ossd_insn_aux *ax = &v->prog->aux[pc];
@@ -362,21 +362,21 @@ verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc)
   int rc;
 
   if (!h)
-    return vreject (v, pc, "unknown helper %d", in->imm);
+    return ossd_vreject (v, pc, "unknown helper %d", in->imm);
   for (int k = 0; k < h->nargs; k++)
     {
       const struct vreg *r = &s->r[k + 1];
       struct access a;
       if (r->type == V_UNINIT)
-        return vreject (v, pc, "helper %s arg %d: uninitialised register r%d",
+        return ossd_vreject (v, pc, "helper %s arg %d: uninitialised register r%d",
                         h->name, k + 1, k + 1);
       switch (h->arg[k])
         {
         case OSSD_ARG_SCALAR:
         case OSSD_ARG_MEM_SIZE:
           if (r->type != V_SCALAR)
-            return vreject (v, pc, "helper %s arg %d: expected scalar, got %s",
-                            h->name, k + 1, vtype_name (r->type));
+            return ossd_vreject (v, pc, "helper %s arg %d: expected scalar, got %s",
+                            h->name, k + 1, ossd_vtype_name (r->type));
           continue;
         case OSSD_ARG_NUMERIC_RO:
         case OSSD_ARG_NUMERIC_W:
@@ -387,10 +387,10 @@ verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc)
           {
             const struct vreg *sz = &s->r[k + 2];
             if (sz->type != V_SCALAR)
-              return vreject (v, pc, "helper %s arg %d: expected size (scalar), got %s",
-                              h->name, k + 2, vtype_name (sz->type));
+              return ossd_vreject (v, pc, "helper %s arg %d: expected size (scalar), got %s",
+                              h->name, k + 2, ossd_vtype_name (sz->type));
             if (r->type != V_PTR_COLDATA && sz->umax > (1u << 20))
-              return vreject (v, pc, "helper %s arg %d: memory size not bounded",
+              return ossd_vreject (v, pc, "helper %s arg %d: memory size not bounded",
                               h->name, k + 2);
             rc = check_helper_mem_arg (v, s, pc, h, k,
                                        r->type == V_PTR_COLDATA ? 0 : sz->umax,
@@ -398,7 +398,7 @@ verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc)
             break;
           }
         default:
-          return vreject (v, pc, "helper %s: bad prototype", h->name);
+          return ossd_vreject (v, pc, "helper %s: bad prototype", h->name);
         }
       if (rc < 0)
         return rc;
@@ -410,7 +410,7 @@ verifier_check_call (struct verifier *v, struct vstate *s, uint32_t pc)
     }
   for (int k = 1; k <= 5; k++)
     s->r[k].type = V_UNINIT;
-  vreg_set_srange (&s->r[0], h->ret_min, h->ret_max);
+  ossd_vreg_set_srange (&s->r[0], h->ret_min, h->ret_max);
   return 0;
 }
 
@@ -432,7 +432,7 @@ offset_in_bounds (struct verifier *v, const struct vreg *p)
 
 /* ALU instruction with a pointer operand. */
 int
-verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc)
+ossd_verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc)
 {
   const struct ossd_insn *in = &v->prog->insns[pc];
   uint8_t op = OSSD_BPF_OP (in->code);
@@ -442,34 +442,34 @@ verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc)
   if (x)
     src = s->r[in->src_reg];
   else
-    vreg_set_const (&src, (uint64_t) (int64_t) in->imm);
+    ossd_vreg_set_const (&src, (uint64_t) (int64_t) in->imm);
 
   if (OSSD_BPF_CLASS (in->code) == OSSD_BPF_ALU)
-    return vreject (v, pc, "32-bit arithmetic on a pointer");
+    return ossd_vreject (v, pc, "32-bit arithmetic on a pointer");
   if (op == OSSD_BPF_MOV)
     {
       if (in->off)
-        return vreject (v, pc, "sign-extending move of a pointer");
+        return ossd_vreject (v, pc, "sign-extending move of a pointer");
       *d = src;
       return 0;
     }
   if (d->type == V_UNINIT || src.type == V_UNINIT)
-    return vreject (v, pc, "read of uninitialised register r%d",
+    return ossd_vreject (v, pc, "read of uninitialised register r%d",
                     d->type == V_UNINIT ? in->dst_reg : in->src_reg);
   if (op == OSSD_BPF_SUB && is_ptr (d) && is_ptr (&src))
     {
       if (d->type != src.type || d->col != src.col)
-        return vreject (v, pc, "subtraction of pointers to different regions");
+        return ossd_vreject (v, pc, "subtraction of pointers to different regions");
       if (d->type != V_PTR_COLDATA && d->smin == d->smax && src.smin == src.smax)
-        vreg_set_const (d, (uint64_t) (d->smin - src.smin));
+        ossd_vreg_set_const (d, (uint64_t) (d->smin - src.smin));
       else
-        vreg_set_unknown (d);
+        ossd_vreg_set_unknown (d);
       return 0;
     }
   if (op == OSSD_BPF_SUB && !is_ptr (d))
-    return vreject (v, pc, "invalid arithmetic on a pointer (scalar minus pointer)");
+    return ossd_vreject (v, pc, "invalid arithmetic on a pointer (scalar minus pointer)");
   if (op == OSSD_BPF_ADD && is_ptr (d) && is_ptr (&src))
-    return vreject (v, pc, "addition of two pointers");
+    return ossd_vreject (v, pc, "addition of two pointers");
   if (op == OSSD_BPF_ADD && !is_ptr (d))
     {
       /* scalar + pointer: swap so d is the pointer */
@@ -478,11 +478,11 @@ verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc)
       src = t;
     }
   else if (op != OSSD_BPF_ADD && op != OSSD_BPF_SUB)
-    return vreject (v, pc, "invalid arithmetic on a pointer (opcode 0x%02x)", in->code);
+    return ossd_vreject (v, pc, "invalid arithmetic on a pointer (opcode 0x%02x)", in->code);
 
   /* d is a pointer, src a scalar: move the offset range */
-  if (d->type == V_PTR_CTX && !vreg_is_const (&src))
-    return vreject (v, pc, "variable offset into ctx");
+  if (d->type == V_PTR_CTX && !ossd_vreg_is_const (&src))
+    return ossd_vreject (v, pc, "variable offset into ctx");
   int64_t lo, hi;
   bool ovf;
   if (op == OSSD_BPF_ADD)
@@ -494,15 +494,15 @@ verifier_ptr_alu (struct verifier *v, struct vstate *s, uint32_t pc)
   if (ovf)
     {
       if (d->type != V_PTR_COLDATA)
-        return vreject (v, pc, "pointer arithmetic out of bounds (%s offset overflows)",
-                        vtype_name (d->type));
+        return ossd_vreject (v, pc, "pointer arithmetic out of bounds (%s offset overflows)",
+                        ossd_vtype_name (d->type));
       lo = INT64_MIN;
       hi = INT64_MAX;
     }
   d->smin = lo;
   d->smax = hi;
   if (!offset_in_bounds (v, d))
-    return vreject (v, pc, "pointer arithmetic out of bounds (%s offset %lld..%lld)",
-                    vtype_name (d->type), (long long) lo, (long long) hi);
+    return ossd_vreject (v, pc, "pointer arithmetic out of bounds (%s offset %lld..%lld)",
+                    ossd_vtype_name (d->type), (long long) lo, (long long) hi);
   return 0;
 }

@@ -6,7 +6,7 @@
 #include "verifier_internal.h"
 
 void
-vreg_set_unknown (struct vreg *r)
+ossd_vreg_set_unknown (struct vreg *r)
 {
   r->type = V_SCALAR;
   r->col = 0;
@@ -17,7 +17,7 @@ vreg_set_unknown (struct vreg *r)
 }
 
 void
-vreg_set_const (struct vreg *r, uint64_t v)
+ossd_vreg_set_const (struct vreg *r, uint64_t v)
 {
   r->type = V_SCALAR;
   r->col = 0;
@@ -26,25 +26,25 @@ vreg_set_const (struct vreg *r, uint64_t v)
 }
 
 void
-vreg_set_urange (struct vreg *r, uint64_t umin, uint64_t umax)
+ossd_vreg_set_urange (struct vreg *r, uint64_t umin, uint64_t umax)
 {
-  vreg_set_unknown (r);
+  ossd_vreg_set_unknown (r);
   r->umin = umin;
   r->umax = umax;
-  vreg_sync (r);
+  ossd_vreg_sync (r);
 }
 
 void
-vreg_set_srange (struct vreg *r, int64_t smin, int64_t smax)
+ossd_vreg_set_srange (struct vreg *r, int64_t smin, int64_t smax)
 {
-  vreg_set_unknown (r);
+  ossd_vreg_set_unknown (r);
   r->smin = smin;
   r->smax = smax;
-  vreg_sync (r);
+  ossd_vreg_sync (r);
 }
 
 bool
-vreg_is_const (const struct vreg *r)
+ossd_vreg_is_const (const struct vreg *r)
 {
   return r->type == V_SCALAR && r->umin == r->umax;
 }
@@ -53,7 +53,7 @@ vreg_is_const (const struct vreg *r)
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 bool
-vreg_sync (struct vreg *r)
+ossd_vreg_sync (struct vreg *r)
 {
   if (r->smin > r->smax || r->umin > r->umax)
     return false;
@@ -84,7 +84,7 @@ static void
 alu64_ranges (uint8_t op, int16_t off, struct vreg *d, const struct vreg *s)
 {
   struct vreg r;
-  vreg_set_unknown (&r);
+  ossd_vreg_set_unknown (&r);
   switch (op)
     {
     case OSSD_BPF_ADD:
@@ -150,7 +150,7 @@ alu64_ranges (uint8_t op, int16_t off, struct vreg *d, const struct vreg *s)
       r.umax = bit_cover (MAX (d->umax, s->umax));
       break;
     case OSSD_BPF_LSH:
-      if (vreg_is_const (s) && s->umin < 64)
+      if (ossd_vreg_is_const (s) && s->umin < 64)
         {
           unsigned k = (unsigned) s->umin;
           if (k == 0 || d->umax <= (UINT64_MAX >> k))
@@ -161,7 +161,7 @@ alu64_ranges (uint8_t op, int16_t off, struct vreg *d, const struct vreg *s)
         }
       break;
     case OSSD_BPF_RSH:
-      if (vreg_is_const (s))
+      if (ossd_vreg_is_const (s))
         {
           unsigned k = (unsigned) (s->umin & 63);
           r.umin = d->umin >> k;
@@ -171,7 +171,7 @@ alu64_ranges (uint8_t op, int16_t off, struct vreg *d, const struct vreg *s)
         r.umax = d->umax;
       break;
     case OSSD_BPF_ARSH:
-      if (vreg_is_const (s))
+      if (ossd_vreg_is_const (s))
         {
           unsigned k = (unsigned) (s->umin & 63);
           r.smin = d->smin >> k;
@@ -205,8 +205,8 @@ alu64_ranges (uint8_t op, int16_t off, struct vreg *d, const struct vreg *s)
     default:
       break;
     }
-  if (!vreg_sync (&r))
-    vreg_set_unknown (&r);
+  if (!ossd_vreg_sync (&r))
+    ossd_vreg_set_unknown (&r);
   *d = r;
 }
 
@@ -216,11 +216,11 @@ to_u32_range (const struct vreg *a, struct vreg *out)
   if (a->umax <= UINT32_MAX)
     *out = *a;
   else
-    vreg_set_urange (out, 0, UINT32_MAX);
+    ossd_vreg_set_urange (out, 0, UINT32_MAX);
 }
 
 void
-scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
+ossd_scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
             const struct vreg *src)
 {
   uint8_t op = OSSD_BPF_OP (code);
@@ -228,10 +228,10 @@ scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
   bool src_used = op != OSSD_BPF_NEG && op != OSSD_BPF_END;
   bool dst_used = op != OSSD_BPF_MOV;
 
-  if ((!dst_used || vreg_is_const (dst)) && (!src_used || vreg_is_const (src)))
+  if ((!dst_used || ossd_vreg_is_const (dst)) && (!src_used || ossd_vreg_is_const (src)))
     {
       uint64_t r = ossd_alu_eval (code, off, imm, dst->umin, src->umin);
-      vreg_set_const (dst, r);
+      ossd_vreg_set_const (dst, r);
       return;
     }
   if (op == OSSD_BPF_END)
@@ -239,7 +239,7 @@ scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
       if (OSSD_BPF_CLASS (code) == OSSD_BPF_ALU && OSSD_BPF_SRC (code) == OSSD_BPF_K
           && imm < 64 && dst->umax < (1ull << imm))
         return;                 /* to-LE truncation of a value that fits */
-      vreg_set_urange (dst, 0, imm == 64 ? UINT64_MAX : (1ull << imm) - 1);
+      ossd_vreg_set_urange (dst, 0, imm == 64 ? UINT64_MAX : (1ull << imm) - 1);
       return;
     }
   if (is64)
@@ -253,21 +253,21 @@ scalar_alu (uint8_t code, int16_t off, int32_t imm, struct vreg *dst,
   to_u32_range (src, &s32);
   if (op == OSSD_BPF_ARSH || op == OSSD_BPF_NEG || off != 0)
     {
-      vreg_set_urange (dst, 0, UINT32_MAX);
+      ossd_vreg_set_urange (dst, 0, UINT32_MAX);
       return;
     }
-  if ((op == OSSD_BPF_LSH || op == OSSD_BPF_RSH) && vreg_is_const (&s32))
-    vreg_set_const (&s32, s32.umin & 31);
+  if ((op == OSSD_BPF_LSH || op == OSSD_BPF_RSH) && ossd_vreg_is_const (&s32))
+    ossd_vreg_set_const (&s32, s32.umin & 31);
   else if (op == OSSD_BPF_LSH || op == OSSD_BPF_RSH)
     {
-      vreg_set_urange (dst, 0, op == OSSD_BPF_RSH ? d32.umax : UINT32_MAX);
+      ossd_vreg_set_urange (dst, 0, op == OSSD_BPF_RSH ? d32.umax : UINT32_MAX);
       return;
     }
   alu64_ranges (op, 0, &d32, &s32);
   if (d32.smin >= 0 && d32.umax <= UINT32_MAX)
     *dst = d32;
   else
-    vreg_set_urange (dst, 0, UINT32_MAX);
+    ossd_vreg_set_urange (dst, 0, UINT32_MAX);
 }
 
 static uint8_t
@@ -298,7 +298,7 @@ refine_ugt (struct vreg *a, struct vreg *b, bool or_equal)
     return false;
   a->umin = MAX (a->umin, b->umin + d);
   b->umax = MIN (b->umax, a->umax - d);
-  return vreg_sync (a) && vreg_sync (b);
+  return ossd_vreg_sync (a) && ossd_vreg_sync (b);
 }
 
 static bool
@@ -309,16 +309,16 @@ refine_sgt (struct vreg *a, struct vreg *b, bool or_equal)
     return false;
   a->smin = MAX (a->smin, b->smin + d);
   b->smax = MIN (b->smax, a->smax - d);
-  return vreg_sync (a) && vreg_sync (b);
+  return ossd_vreg_sync (a) && ossd_vreg_sync (b);
 }
 
 static bool
 refine_ne (struct vreg *a, const struct vreg *b)
 {
-  if (!vreg_is_const (b))
+  if (!ossd_vreg_is_const (b))
     return true;
   uint64_t c = b->umin;
-  if (vreg_is_const (a))
+  if (ossd_vreg_is_const (a))
     return a->umin != c;
   if (a->umin == c)
     a->umin++;
@@ -328,16 +328,16 @@ refine_ne (struct vreg *a, const struct vreg *b)
     a->smin++;
   else if (a->smax == (int64_t) c)
     a->smax--;
-  return vreg_sync (a);
+  return ossd_vreg_sync (a);
 }
 
 bool
-scalar_refine (uint8_t code, bool taken, struct vreg *a, struct vreg *b)
+ossd_scalar_refine (uint8_t code, bool taken, struct vreg *a, struct vreg *b)
 {
   uint8_t op = OSSD_BPF_OP (code);
   bool is32 = OSSD_BPF_CLASS (code) == OSSD_BPF_JMP32;
 
-  if (vreg_is_const (a) && vreg_is_const (b))
+  if (ossd_vreg_is_const (a) && ossd_vreg_is_const (b))
     return ossd_jmp_eval (code, a->umin, b->umin) == taken;
   if (op == OSSD_BPF_JSET)
     {
@@ -361,7 +361,7 @@ scalar_refine (uint8_t code, bool taken, struct vreg *a, struct vreg *b)
       a->smax = b->smax = MIN (a->smax, b->smax);
       a->umin = b->umin = MAX (a->umin, b->umin);
       a->umax = b->umax = MIN (a->umax, b->umax);
-      return vreg_sync (a) && vreg_sync (b);
+      return ossd_vreg_sync (a) && ossd_vreg_sync (b);
     case OSSD_BPF_JNE:
       return refine_ne (a, b) && refine_ne (b, a);
     case OSSD_BPF_JGT: return refine_ugt (a, b, false);

@@ -27,41 +27,41 @@ check_alu (struct verifier *v, uint32_t i, const struct ossd_insn *in)
   uint8_t op = OSSD_BPF_OP (in->code), cls = OSSD_BPF_CLASS (in->code);
   bool x = OSSD_BPF_SRC (in->code) == OSSD_BPF_X;
   if (op == 0xe0 || op == 0xf0)
-    return vreject (v, i, "invalid opcode 0x%02x", in->code);
+    return ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
   if (in->dst_reg == OSSD_R10)
-    return vreject (v, i, "frame pointer r10 is read-only");
+    return ossd_vreject (v, i, "frame pointer r10 is read-only");
   if (op == OSSD_BPF_END)
     {
       if (cls == OSSD_BPF_ALU64 && x)
-        return vreject (v, i, "invalid opcode 0x%02x", in->code);
+        return ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
       if (in->imm != 16 && in->imm != 32 && in->imm != 64)
-        return vreject (v, i, "invalid byte swap width %d", in->imm);
+        return ossd_vreject (v, i, "invalid byte swap width %d", in->imm);
       if (in->src_reg || in->off)
-        return vreject (v, i, "reserved field set in byte swap");
+        return ossd_vreject (v, i, "reserved field set in byte swap");
       return 0;
     }
   if (op == OSSD_BPF_NEG && (x || in->src_reg || in->off))
-    return vreject (v, i, "invalid opcode 0x%02x (neg takes no source)", in->code);
+    return ossd_vreject (v, i, "invalid opcode 0x%02x (neg takes no source)", in->code);
   if (!x && in->src_reg)
-    return vreject (v, i, "reserved field src_reg set");
+    return ossd_vreject (v, i, "reserved field src_reg set");
   if (x && in->imm)
-    return vreject (v, i, "reserved field imm set");
+    return ossd_vreject (v, i, "reserved field imm set");
   if (op == OSSD_BPF_DIV || op == OSSD_BPF_MOD)
     {
       if (in->off != 0 && in->off != 1)
-        return vreject (v, i, "invalid division flag off=%d", in->off);
+        return ossd_vreject (v, i, "invalid division flag off=%d", in->off);
       if (!x && in->imm == 0)
-        return vreject (v, i, "division by constant zero");
+        return ossd_vreject (v, i, "division by constant zero");
     }
   else if (op == OSSD_BPF_MOV && in->off)
     {
       bool ok = x && (in->off == 8 || in->off == 16
                       || (cls == OSSD_BPF_ALU64 && in->off == 32));
       if (!ok)
-        return vreject (v, i, "invalid sign-extension width off=%d", in->off);
+        return ossd_vreject (v, i, "invalid sign-extension width off=%d", in->off);
     }
   else if (in->off)
-    return vreject (v, i, "reserved field off set");
+    return ossd_vreject (v, i, "reserved field off set");
   return 0;
 }
 
@@ -73,21 +73,21 @@ check_jmp (struct verifier *v, uint32_t i, const struct ossd_insn *in)
   if (op == OSSD_BPF_CALL)
     {
       if (cls != OSSD_BPF_JMP)
-        return vreject (v, i, "invalid opcode 0x%02x", in->code);
+        return ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
       if (x)
-        return vreject (v, i, "indirect call not supported");
+        return ossd_vreject (v, i, "indirect call not supported");
       if (in->src_reg == OSSD_PSEUDO_CALL)
-        return vreject (v, i, "bpf-to-bpf calls are not supported");
+        return ossd_vreject (v, i, "bpf-to-bpf calls are not supported");
       if (in->src_reg || in->dst_reg || in->off)
-        return vreject (v, i, "reserved field set in call");
+        return ossd_vreject (v, i, "reserved field set in call");
       if (!ossd_helper_lookup (in->imm))
-        return vreject (v, i, "unknown helper %d", in->imm);
+        return ossd_vreject (v, i, "unknown helper %d", in->imm);
       return 0;
     }
   if (op == OSSD_BPF_EXIT)
     {
       if (cls != OSSD_BPF_JMP || x || in->src_reg || in->dst_reg || in->off || in->imm)
-        return vreject (v, i, "invalid opcode 0x%02x or reserved field set in exit",
+        return ossd_vreject (v, i, "invalid opcode 0x%02x or reserved field set in exit",
                         in->code);
       return 0;
     }
@@ -95,15 +95,15 @@ check_jmp (struct verifier *v, uint32_t i, const struct ossd_insn *in)
     {
       if (x || in->src_reg || in->dst_reg
           || (cls == OSSD_BPF_JMP ? in->imm != 0 : in->off != 0))
-        return vreject (v, i, "reserved field set in ja");
+        return ossd_vreject (v, i, "reserved field set in ja");
       return 0;
     }
   if (!is_cond_jmp_op (op))
-    return vreject (v, i, "invalid opcode 0x%02x", in->code);
+    return ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
   if (!x && in->src_reg)
-    return vreject (v, i, "reserved field src_reg set");
+    return ossd_vreject (v, i, "reserved field src_reg set");
   if (x && in->imm)
-    return vreject (v, i, "reserved field imm set");
+    return ossd_vreject (v, i, "reserved field imm set");
   return 0;
 }
 
@@ -115,33 +115,33 @@ check_mem (struct verifier *v, uint32_t i, const struct ossd_insn *in)
     {
       if (mode != OSSD_BPF_MEM
           && !(mode == OSSD_BPF_MEMSX && OSSD_BPF_SIZE (in->code) != OSSD_BPF_DW))
-        return vreject (v, i, "invalid opcode 0x%02x", in->code);
+        return ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
       if (in->imm)
-        return vreject (v, i, "reserved field imm set");
+        return ossd_vreject (v, i, "reserved field imm set");
       if (in->dst_reg == OSSD_R10)
-        return vreject (v, i, "frame pointer r10 is read-only");
+        return ossd_vreject (v, i, "frame pointer r10 is read-only");
       return 0;
     }
   if (cls == OSSD_BPF_STX && mode == OSSD_BPF_ATOMIC)
-    return vreject (v, i, "atomic operations are not supported");
+    return ossd_vreject (v, i, "atomic operations are not supported");
   if (mode != OSSD_BPF_MEM)
-    return vreject (v, i, "invalid opcode 0x%02x", in->code);
+    return ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
   if (cls == OSSD_BPF_ST && in->src_reg)
-    return vreject (v, i, "reserved field src_reg set");
+    return ossd_vreject (v, i, "reserved field src_reg set");
   if (cls == OSSD_BPF_STX && in->imm)
-    return vreject (v, i, "reserved field imm set");
+    return ossd_vreject (v, i, "reserved field imm set");
   return 0;
 }
 
 int
-verifier_check_structure (struct verifier *v)
+ossd_verifier_check_structure (struct verifier *v)
 {
   const struct ossd_insn *insn = v->prog->insns;
   uint32_t n = v->prog->insn_count;
   uint8_t *second = calloc (n, 1);      /* second slot of lddw */
   int rc = 0;
   if (!second)
-    return vreject (v, 0, "out of memory");
+    return ossd_vreject (v, 0, "out of memory");
 
   for (uint32_t i = 0; i < n && rc == 0; i++)
     {
@@ -153,7 +153,7 @@ verifier_check_structure (struct verifier *v)
           /* lddw src_reg is a pseudo kind, checked below */
           if (!(in->code == (OSSD_BPF_LD | OSSD_BPF_DW) && in->dst_reg < OSSD_NREGS))
             {
-              rc = vreject (v, i, "invalid register r%d",
+              rc = ossd_vreject (v, i, "invalid register r%d",
                             in->dst_reg >= OSSD_NREGS ? in->dst_reg : in->src_reg);
               break;
             }
@@ -176,31 +176,31 @@ verifier_check_structure (struct verifier *v)
         case OSSD_BPF_LD:
           if (OSSD_BPF_MODE (in->code) == OSSD_BPF_ABS
               || OSSD_BPF_MODE (in->code) == OSSD_BPF_IND)
-            rc = vreject (v, i, "legacy packet access (BPF_ABS/BPF_IND) is not supported");
+            rc = ossd_vreject (v, i, "legacy packet access (BPF_ABS/BPF_IND) is not supported");
           else if (in->code != (OSSD_BPF_LD | OSSD_BPF_DW | OSSD_BPF_IMM))
-            rc = vreject (v, i, "invalid opcode 0x%02x", in->code);
+            rc = ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
           else if (i + 1 >= n)
-            rc = vreject (v, i, "lddw is missing its second slot");
+            rc = ossd_vreject (v, i, "lddw is missing its second slot");
           else if (insn[i + 1].code || insn[i + 1].dst_reg || insn[i + 1].src_reg
                    || insn[i + 1].off)
-            rc = vreject (v, i, "malformed second slot of lddw");
+            rc = ossd_vreject (v, i, "malformed second slot of lddw");
           else if (in->off)
-            rc = vreject (v, i, "reserved field off set");
+            rc = ossd_vreject (v, i, "reserved field off set");
           else if (in->dst_reg == OSSD_R10)
-            rc = vreject (v, i, "frame pointer r10 is read-only");
+            rc = ossd_vreject (v, i, "frame pointer r10 is read-only");
           else if (in->src_reg == OSSD_PSEUDO_MAP_FD)
-            rc = vreject (v, i, "map references are not supported");
+            rc = ossd_vreject (v, i, "map references are not supported");
           else if (in->src_reg != OSSD_PSEUDO_NONE && in->src_reg != OSSD_PSEUDO_RODATA)
-            rc = vreject (v, i, "invalid lddw source %d", in->src_reg);
+            rc = ossd_vreject (v, i, "invalid lddw source %d", in->src_reg);
           else if (in->src_reg == OSSD_PSEUDO_RODATA
                    && ((uint32_t) in->imm > v->prog->rodata_len || insn[i + 1].imm))
-            rc = vreject (v, i, "read-only data offset %u out of bounds (%u bytes)",
+            rc = ossd_vreject (v, i, "read-only data offset %u out of bounds (%u bytes)",
                           (uint32_t) in->imm, v->prog->rodata_len);
           if (i + 1 < n)
             second[i + 1] = 1;
           break;
         default:
-          rc = vreject (v, i, "invalid opcode 0x%02x", in->code);
+          rc = ossd_vreject (v, i, "invalid opcode 0x%02x", in->code);
         }
     }
 
@@ -219,13 +219,13 @@ verifier_check_structure (struct verifier *v)
             + (cls == OSSD_BPF_JMP32 && op == OSSD_BPF_JA ? in->imm : in->off);
           if (t < 0 || t >= n)
             {
-              rc = vreject (v, i, "jump out of range (target %lld, program has %u instructions)",
+              rc = ossd_vreject (v, i, "jump out of range (target %lld, program has %u instructions)",
                             (long long) t, n);
               break;
             }
           if (second[t])
             {
-              rc = vreject (v, i, "jump into the middle of lddw (target %lld)",
+              rc = ossd_vreject (v, i, "jump into the middle of lddw (target %lld)",
                             (long long) t);
               break;
             }
@@ -233,7 +233,7 @@ verifier_check_structure (struct verifier *v)
         }
       uint32_t next = i + (cls == OSSD_BPF_LD ? 2 : 1);
       if (!terminal && next >= n)
-        rc = vreject (v, i, "falls off the end of the program");
+        rc = ossd_vreject (v, i, "falls off the end of the program");
     }
   free (second);
   return rc;
@@ -286,7 +286,7 @@ use_def (const struct ossd_insn *in, uint16_t *use, uint16_t *def)
 }
 
 int
-verifier_compute_liveness (struct verifier *v)
+ossd_verifier_compute_liveness (struct verifier *v)
 {
   const struct ossd_insn *insn = v->prog->insns;
   uint32_t n = v->prog->insn_count;

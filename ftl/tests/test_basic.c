@@ -405,15 +405,15 @@ test_fsck_detects (void **state)
   assert_int_equal (ftl_write (f, 1, 90, 0, w, sizeof w, &e), 0);
   assert_int_equal (ftl_flush (f, &e), 0);
   expect_fsck_clean (f);
-  struct ftl_object *o = index_lookup (f, 1, 90);
+  struct ftl_object *o = ftl_index_lookup (f, 1, 90);
   ppa_t p = map_get (f, o, 1);
   /* a valid sector nobody owns, and a block count that disagrees */
-  map_set (f, o, 1, PPA_NONE);
+  ftl_map_set (f, o, 1, PPA_NONE);
   assert_int_equal (ftl_fsck (f, &n, &e), -EUCLEAN);
   assert_true (n >= 1);
   assert_true (strstr (e.msg, "sector") != NULL || strstr (e.msg, "used")
                != NULL);
-  map_set (f, o, 1, p);
+  ftl_map_set (f, o, 1, p);
   expect_fsck_clean (f);
   f->free_blocks++;
   assert_int_equal (ftl_fsck (f, &n, &e), -EUCLEAN);

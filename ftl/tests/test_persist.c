@@ -117,6 +117,11 @@ test_reopen_after_close (void **state)
       assert_true (after.version >= before.version);
       ftl_close (f);
     }
+  /* a second instance on the same image is refused */
+  f = reopen (path);
+  ftl_t *g2 = NULL;
+  assert_int_equal (ftl_open (path, &g2, &e), -EBUSY);
+  ftl_close (f);
   assert_int_equal (ftl_open ("/nonexistent/x.img", &f, &e), -ENOENT);
   FILE *junk = fopen (path, "w");
   fputs ("not an image", junk);
