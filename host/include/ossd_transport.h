@@ -23,6 +23,16 @@ extern "C" {
 
 struct ossd_transport;
 
+/* One I/O of a batch. */
+struct ossd_io
+{
+  void *buf;
+  size_t len;
+  uint64_t off;
+  bool write;
+  int result;                  /* 0 or negative errno, set by the batch */
+};
+
 struct ossd_transport_ops
 {
   const char *name;            /* "nbd", "file", "inproc", "sg", "nvme" */
@@ -35,6 +45,10 @@ struct ossd_transport_ops
   int (*flush) (struct ossd_transport *t, char *why, size_t whylen);
   /* Releases priv and t itself (both came from the constructor). */
   void (*close) (struct ossd_transport *t);
+  /* Optional: issue every I/O of the batch at once and wait for all of
+   * them (the device may serve them in any order).  NULL: one by one. */
+  int (*batch) (struct ossd_transport *t, struct ossd_io *ios, size_t n,
+                char *why, size_t whylen);
 };
 
 struct ossd_transport
@@ -51,6 +65,11 @@ struct ossd_transport
 int ossd_transport_open (const char *uri, struct ossd_transport **out,
                          char *why, size_t whylen);
 void ossd_transport_close (struct ossd_transport *t);
+/* Run a batch: concurrently where the transport can, else in order.
+ * Returns 0 when every I/O succeeded, else the first error (each
+ * ios[i].result says which failed). */
+int ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios,
+                          size_t n, char *why, size_t whylen);
 
 /* Per-scheme constructors (rest = the URI after "scheme:"). */
 int ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,

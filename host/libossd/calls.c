@@ -454,7 +454,7 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       uint64_t seqs[64];
       size_t offs[64], lens[64], k = 0;
 
-      while (k < o->opts.max_slots && k < 64 && done + k * piece < len)
+      while (k < o->opts.max_slots && k < 32 && done + k * piece < len)
         {
           Ossd__Request req = OSSD__REQUEST__INIT;
           Ossd__Read rd = OSSD__READ__INIT;
@@ -481,21 +481,46 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
               r = -(err && err->errnum ? err->errnum : EBUSY);
               break;
             }
-          if ((r = client_send (o, slots[k], &req, &seqs[k], err)) < 0)
-            {
-              client_slot_put (o, slots[k]);
-              break;
-            }
+          client_encode_small (o, slots[k], &req, &seqs[k]);
           k++;
+        }
+      /* Every request and every answer in flight at once: the drive
+       * executes a request when it arrives and holds the read of its
+       * response window until the answer is ready. */
+      struct ossd_io ios[64];
+      char why[300];
+      for (size_t j = 0; j < k; j++)
+        {
+          uint64_t rq = ossd_request_lba (&o->ctl, slots[j]->index);
+          uint64_t rs = ossd_response_lba (&o->ctl, slots[j]->index);
+          ios[j] = (struct ossd_io) { .buf = slots[j]->req_lba, .len = OSSD_LBA_SIZE,
+                                      .off = rq * OSSD_LBA_SIZE, .write = true };
+          ios[k + j] = (struct ossd_io) { .buf = slots[j]->buf,
+                                          .len = client_response_read_size (o, lens[j] + 64),
+                                          .off = rs * OSSD_LBA_SIZE, .write = false };
+        }
+      if (k && ossd_transport_batch (o->t, ios, 2 * k, why, sizeof why) < 0 && r == 0)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EIO,
+                            "READ through %s: %s", o->uri, why);
+          r = -EIO;
         }
       for (size_t j = 0; j < k; j++)
         {
-          const uint8_t *msg, *data;
-          size_t mlen, dlen;
+          const uint8_t *msg = NULL, *data;
+          size_t mlen = 0, dlen;
           bool more;
-          int e = client_recv_raw (o, slots[j], seqs[j], lens[j] + 64, &msg,
-                                   &mlen, &more, err);
-          if (e == 0 && !read_reply_in_place (msg, mlen, &data, &dlen))
+          int e = 0;
+
+          if (r == 0 && ios[j].result == 0 && ios[k + j].result == 0)
+            e = client_frame_in_place (o, slots[j], ios[k + j].len, seqs[j],
+                                       &msg, &mlen, err);
+          if (r == 0 && e == 0)
+            e = client_recv_raw (o, slots[j], seqs[j], lens[j] + 64, &msg,
+                                 &mlen, &more, err);
+          if (e > 0)
+            e = 0;
+          if (e == 0 && r == 0 && !read_reply_in_place (msg, mlen, &data, &dlen))
             {
               Ossd__Response *resp = ossd__response__unpack (NULL, mlen, msg);
               if (!resp)

@@ -198,7 +198,8 @@ client_slot_get (ossd_t *o, ossd_error *err)
           s = &o->slots[o->n_slots];
           s->index = index;
           s->sequence = random_u64 () >> 16;
-          if (posix_memalign ((void **) &s->buf, OSSD_LBA_SIZE, o->chunk_bytes))
+          if (posix_memalign ((void **) &s->buf, OSSD_LBA_SIZE, o->chunk_bytes)
+              || posix_memalign ((void **) &s->req_lba, OSSD_LBA_SIZE, OSSD_LBA_SIZE))
             {
               pthread_mutex_unlock (&o->lock);
               client_set_error (err, OSSD_STATUS_TRANSPORT, ENOMEM, "out of memory");
@@ -250,6 +251,59 @@ round_lbas (size_t n, size_t cap)
 {
   n = (n + OSSD_LBA_SIZE - 1) / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
   return n > cap ? cap : n;
+}
+
+int
+client_encode_small (ossd_t *o, struct client_slot *s,
+                     const Ossd__Request *req, uint64_t *sequence)
+{
+  size_t len = ossd__request__get_packed_size (req);
+  struct ossd_frame_hdr h = { 0 };
+
+  if (len > OSSD_LBA_SIZE - OSSD_FRAME_HDR_SIZE)
+    return -EMSGSIZE;
+  memset (s->req_lba, 0, OSSD_LBA_SIZE);
+  ossd__request__pack (req, s->req_lba + OSSD_FRAME_HDR_SIZE);
+  *sequence = ++s->sequence;
+  h.slot = s->index;
+  h.nonce = o->nonce;
+  h.sequence = *sequence;
+  h.total_length = len;
+  h.flags = OSSD_F_FIRST | OSSD_F_LAST;
+  ossd_frame_encode (&h, s->req_lba + OSSD_FRAME_HDR_SIZE, len, s->req_lba,
+                     OSSD_LBA_SIZE);
+  return 0;
+}
+
+size_t
+client_response_read_size (ossd_t *o, size_t size_hint)
+{
+  return round_lbas (size_hint + OSSD_FRAME_HDR_SIZE + 64, o->chunk_bytes);
+}
+
+int
+client_frame_in_place (ossd_t *o, struct client_slot *s, size_t len,
+                       uint64_t sequence, const uint8_t **msg, size_t *mlen,
+                       ossd_error *err)
+{
+  struct ossd_frame_hdr h;
+  const void *chunk;
+  char why[300];
+
+  if (ossd_frame_decode (s->buf, len, &h, &chunk, why, sizeof why) < 0)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                        "bad response frame in slot %u of %s: %s",
+                        s->index, o->uri, why);
+      return -EPROTO;
+    }
+  if ((h.flags & OSSD_F_PENDING) || h.sequence != sequence
+      || (h.flags & (OSSD_F_FIRST | OSSD_F_LAST)) != (OSSD_F_FIRST | OSSD_F_LAST)
+      || h.chunk_length != h.total_length)
+    return 0;
+  *msg = chunk;
+  *mlen = h.chunk_length;
+  return 1;
 }
 
 int
@@ -453,6 +507,7 @@ ossd_disconnect (ossd_t *o)
   for (uint32_t i = 0; i < o->n_slots; i++)
     {
       free (o->slots[i].buf);
+      free (o->slots[i].req_lba);
       ossd_reassembly_free (&o->slots[i].ra);
     }
   free (o->slots);

@@ -13,6 +13,7 @@ struct client_slot
   uint32_t index;              /* drive slot number */
   uint64_t sequence;
   uint8_t *buf;                /* one window, LBA-aligned */
+  uint8_t *req_lba;            /* one LBA for a small request frame */
   struct ossd_reassembly ra;   /* multi-chunk responses, buffer kept */
   bool busy;
 };
@@ -58,6 +59,17 @@ int client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
                      size_t size_hint, const uint8_t **msg, size_t *len,
                      bool *stream_more, ossd_error *err);
 size_t client_size_hint (const Ossd__Request *req);
+/* Encode a request that fits one LBA as a frame into s->req_lba (for
+ * batched submission).  Returns 0 or -EMSGSIZE if it does not fit. */
+int client_encode_small (ossd_t *o, struct client_slot *s,
+                         const Ossd__Request *req, uint64_t *sequence);
+/* Decode a one-chunk response frame read into s->buf (len bytes): 1 with
+ * msg and mlen set, 0 when it is not one (PENDING, stale, multi-chunk: use
+ * client_recv_raw), negative on a malformed frame. */
+int client_frame_in_place (ossd_t *o, struct client_slot *s, size_t len,
+                           uint64_t sequence, const uint8_t **msg,
+                           size_t *mlen, ossd_error *err);
+size_t client_response_read_size (ossd_t *o, size_t size_hint);
 int client_check_status (const Ossd__Response *resp, const char *what,
                          ossd_error *err);
 

@@ -33,6 +33,25 @@ ossd_transport_open (const char *uri, struct ossd_transport **out, char *why,
   return -EINVAL;
 }
 
+int
+ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
+                      char *why, size_t whylen)
+{
+  int first = 0;
+
+  if (t->ops->batch)
+    return t->ops->batch (t, ios, n, why, whylen);
+  for (size_t i = 0; i < n; i++)
+    {
+      ios[i].result = ios[i].write
+        ? t->ops->pwrite (t, ios[i].buf, ios[i].len, ios[i].off, why, whylen)
+        : t->ops->pread (t, ios[i].buf, ios[i].len, ios[i].off, why, whylen);
+      if (ios[i].result < 0 && first == 0)
+        first = ios[i].result;
+    }
+  return first;
+}
+
 void
 ossd_transport_close (struct ossd_transport *t)
 {

@@ -44,6 +44,74 @@ nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
   return 0;
 }
 
+/* All I/Os in flight at once: the drive serves them on parallel threads
+ * and the socket stays busy.  libnbd handles are thread-safe, and only
+ * the thread that submitted a batch waits for its commands. */
+static int
+nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
+             char *why, size_t whylen)
+{
+  struct nbd_handle *h = t->priv;
+  int64_t cookies[64];
+  size_t pending = 0;
+  int first = 0;
+
+  if (n > 64)
+    {
+      snprintf (why, whylen, "nbd batch of %zu I/Os exceeds 64", n);
+      return -EINVAL;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      cookies[i] = ios[i].write
+        ? nbd_aio_pwrite (h, ios[i].buf, ios[i].len, ios[i].off, NBD_NULL_COMPLETION, 0)
+        : nbd_aio_pread (h, ios[i].buf, ios[i].len, ios[i].off, NBD_NULL_COMPLETION, 0);
+      if (cookies[i] == -1)
+        {
+          ios[i].result = nbd_fail (ios[i].write ? "aio_pwrite" : "aio_pread", why, whylen);
+          if (!first)
+            first = ios[i].result;
+        }
+      else
+        {
+          ios[i].result = 1;    /* in flight */
+          pending++;
+        }
+    }
+  while (pending)
+    {
+      /* A bounded wait: another thread's synchronous call may take our
+       * replies off the socket, completing our commands without waking us. */
+      if (nbd_poll (h, 100) == -1)
+        {
+          int e = nbd_fail ("poll", why, whylen);
+          for (size_t i = 0; i < n; i++)
+            if (ios[i].result == 1)
+              ios[i].result = e;
+          return first ? first : e;
+        }
+      for (size_t i = 0; i < n; i++)
+        {
+          int r;
+          if (ios[i].result != 1)
+            continue;
+          r = nbd_aio_command_completed (h, cookies[i]);
+          if (r == 0)
+            continue;
+          pending--;
+          if (r == 1)
+            ios[i].result = 0;
+          else
+            {
+              ios[i].result = nbd_fail (ios[i].write ? "pwrite" : "pread", why, whylen);
+              if (!first)
+                first = ios[i].result;
+            }
+        }
+    }
+  return first;
+}
+
 static void
 nbd_t_close (struct ossd_transport *t)
 {
@@ -61,6 +129,7 @@ static const struct ossd_transport_ops nbd_ops = {
   .pwrite = nbd_t_pwrite,
   .flush = nbd_t_flush,
   .close = nbd_t_close,
+  .batch = nbd_t_batch,
 };
 
 int

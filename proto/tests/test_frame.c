@@ -34,6 +34,16 @@ test_crc32c_paths_agree_and_chain (void **state)
       if (off + len <= sizeof buf)
         assert_int_equal (ossd_crc32c (0, buf + off, len),
                           ossd_crc32c_portable (0, buf + off, len));
+  /* Large buffers take the three-chain path: same answers. */
+  static uint8_t big[3 << 20];
+  for (size_t i = 0; i < sizeof big; i++)
+    big[i] = (uint8_t) (i * 2654435761u >> 13);
+  static const size_t sizes[] = { 16384, 16385, 16391, 65536 + 5, 1 << 20, (1 << 20) + 4096 + 64, 3 << 20 };
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+    for (size_t off = 0; off < 3; off++)
+      if (off + sizes[k] <= sizeof big)
+        assert_int_equal (ossd_crc32c (0x1234, big + off, sizes[k]),
+                          ossd_crc32c_portable (0x1234, big + off, sizes[k]));
   uint32_t whole = ossd_crc32c (0, buf, 4000);
   uint32_t part = ossd_crc32c (ossd_crc32c (0, buf, 1234), buf + 1234, 2766);
   assert_int_equal (whole, part);
