@@ -151,6 +151,27 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
   return r;
 }
 
+/* Many blocks per FTL call: one lock round and one mapping walk for up
+ * to OSSD_SCAN_READ_BATCH pages. */
+static int
+scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
+                  void *pages, char *err, size_t errlen)
+{
+  struct scan_job *j = arg;
+  size_t want = (size_t) count * OSSD_PG_BLCKSZ, got = 0;
+  int r;
+
+  if (atomic_load (&j->slot->cancel))
+    return -ECANCELED;
+  r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
+                (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, NULL);
+  if (r == 0 && got != want)
+    r = -EINVAL;
+  if (r < 0)
+    snprintf (err, errlen, "batch read of %u blocks at %u failed", count, block);
+  return r;
+}
+
 static int
 scan_sink (void *arg, const struct ossd_scan_chunk *c)
 {
@@ -341,6 +362,7 @@ scan_translate (struct scan_job *j)
   if (r->workers > OSSD_SCAN_MAX_WORKERS)
     r->workers = OSSD_SCAN_MAX_WORKERS;
   r->read_block = scan_read_block;
+  r->read_blocks = scan_read_blocks;
   r->read_arg = j;
   r->sink = scan_sink;
   r->sink_arg = j;

@@ -62,6 +62,7 @@ struct worker
   struct scan *sc;
   pthread_t tid;
   _Alignas (8) uint8_t page[OSSD_PG_BLCKSZ];
+  uint8_t *batch;              /* OSSD_SCAN_READ_BATCH pages (read_blocks) */
   struct ossd_datum *datums;
   struct ossd_kctx ctx;
   struct ossd_numeric bind_num[OSSD_KCTX_MAX_COLS];
@@ -558,31 +559,27 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
   return flush (w, false) < 0 ? -1 : 0;
 }
 
+/* Scan one page already in memory. */
 static int
-scan_block (struct worker *w, uint32_t target, uint32_t block)
+scan_page (struct worker *w, uint32_t target, uint32_t block,
+           const uint8_t *page)
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
   uint32_t relblock = r->targets[target].first_block + block;
-  int rc = r->read_block (r->read_arg, target, block, w->page, w->msg, sizeof w->msg);
-  if (rc == -ECANCELED)
-    {
-      set_error (sc, rc, "target %u block %u: scan cancelled by the reader", target, block);
-      return -1;
-    }
-  if (rc < 0)
-    return host_block (w, target, relblock, OSSD_HB_READ_ERROR) < 0 ? -1 : 0;
-  w->cnt.bytes_read += OSSD_PG_BLCKSZ;
   uint32_t reason;
-  if (ossd_page_check (w->page, relblock, &reason, w->msg, sizeof w->msg) < 0)
+  int rc;
+
+  w->cnt.bytes_read += OSSD_PG_BLCKSZ;
+  if (ossd_page_check (page, relblock, &reason, w->msg, sizeof w->msg) < 0)
     return host_block (w, target, relblock, reason) < 0 ? -1 : 0;
   w->cnt.blocks_scanned++;
-  unsigned maxoff = ossd_page_max_offnum (w->page);
+  unsigned maxoff = ossd_page_max_offnum (page);
   for (unsigned off = 1; off <= maxoff; off++)
     {
       const uint8_t *tup;
       uint32_t tuplen;
-      if (ossd_page_item (w->page, off, &tup, &tuplen) != OSSD_PG_LP_NORMAL)
+      if (ossd_page_item (page, off, &tup, &tuplen) != OSSD_PG_LP_NORMAL)
         continue;
       w->cnt.tuples_seen++;
       switch (ossd_tuple_visibility (tup, r->snapshot_xmin))
@@ -607,6 +604,52 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
   return 0;
 }
 
+/* Read one block through read_block, then scan it. */
+static int
+scan_block (struct worker *w, uint32_t target, uint32_t block)
+{
+  struct scan *sc = w->sc;
+  const struct ossd_scan_request *r = sc->req;
+  uint32_t relblock = r->targets[target].first_block + block;
+  int rc = r->read_block (r->read_arg, target, block, w->page, w->msg, sizeof w->msg);
+
+  if (rc == -ECANCELED)
+    {
+      set_error (sc, rc, "target %u block %u: scan cancelled by the reader", target, block);
+      return -1;
+    }
+  if (rc < 0)
+    return host_block (w, target, relblock, OSSD_HB_READ_ERROR) < 0 ? -1 : 0;
+  return scan_page (w, target, block, w->page);
+}
+
+/* Scan `count` blocks from `start`: in batches through read_blocks when
+ * the reader offers it (one read for many pages), block by block through
+ * read_block otherwise or when a batch read fails (so that an unreadable
+ * block is handed back alone). */
+static int
+scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+  int rc = 0;
+
+  for (uint32_t b = 0; b < count && rc == 0;)
+    {
+      uint32_t n = count - b < OSSD_SCAN_READ_BATCH ? count - b : OSSD_SCAN_READ_BATCH;
+      if (r->read_blocks && w->batch && n > 1
+          && r->read_blocks (r->read_arg, target, start + b, n, w->batch,
+                             w->msg, sizeof w->msg) == 0)
+        for (uint32_t k = 0; k < n && rc == 0; k++)
+          rc = scan_page (w, target, start + b + k,
+                          w->batch + (size_t) k * OSSD_PG_BLCKSZ);
+      else
+        for (uint32_t k = 0; k < n && rc == 0; k++)
+          rc = scan_block (w, target, start + b + k);
+      b += n;
+    }
+  return rc;
+}
+
 static void *
 worker_main (void *arg)
 {
@@ -624,8 +667,7 @@ worker_main (void *arg)
         break;
       const struct work_item *it = &sc->work[i];
       int rc = 0;
-      for (uint32_t b = 0; b < it->count && rc == 0; b++)
-        rc = scan_block (w, it->target, it->start + b);
+      rc = scan_range (w, it->target, it->start, it->count);
       if (rc != 0)
         break;
     }
@@ -778,6 +820,9 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
     {
       ws[i].sc = &sc;
       ws[i].datums = calloc (req->natts ? req->natts : 1, sizeof *ws[i].datums);
+      /* Without the batch buffer the worker reads block by block. */
+      if (req->read_blocks)
+        ws[i].batch = aligned_alloc (64, (size_t) OSSD_SCAN_READ_BATCH * OSSD_PG_BLCKSZ);
       if (sc.agg_mode)
         ws[i].agg = ossd_agg_table_new (req->naggs, req->aggs, sc.agg_tag, req->ngroup_by,
                                         sc.key_tag, sc.key_byval, sc.key_varlena,
@@ -824,6 +869,7 @@ out:
     for (uint32_t i = 0; i < nw; i++)
       {
         free (ws[i].datums);
+        free (ws[i].batch);
         ossd_agg_table_free (ws[i].agg);
         ossd_buf_free (&ws[i].rows);
         ossd_buf_free (&ws[i].hrows);

@@ -239,6 +239,13 @@ struct ossd_scan_agg
 typedef int (*ossd_read_block_fn) (void *cb_arg, uint32_t target, uint32_t block,
                                    void *page8k, char *err, size_t errlen);
 
+/* Optional batch read: fill `pages` with `count` consecutive blocks from
+ * `block` (count * 8192 bytes).  Any failure makes the engine fall back to
+ * read_block for those blocks, so errors stay per block. */
+typedef int (*ossd_read_blocks_fn) (void *cb_arg, uint32_t target, uint32_t block,
+                                    uint32_t count, void *pages, char *err, size_t errlen);
+#define OSSD_SCAN_READ_BATCH 16
+
 struct ossd_scan_chunk;
 /* Result sink: called from one thread at a time; everything the chunk
  * points at is valid only during the call.  A negative return aborts the
@@ -273,6 +280,7 @@ struct ossd_scan_request
   uint32_t chunk_bytes;        /* target size of one chunk's rows; 0 = 64 KiB */
 
   ossd_read_block_fn read_block;
+  ossd_read_blocks_fn read_blocks;   /* optional; same read_arg */
   void *read_arg;
   ossd_sink_fn sink;
   void *sink_arg;
