@@ -46,6 +46,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "rewrite/rewriteManip.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
@@ -235,8 +236,47 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	if (ss->aggpriv != NIL)
 	{
 		/* aggregation replaces the scan: open the relation ourselves */
-		ss->css.ss.ss_currentRelation =
-			ExecOpenScanRelation(estate, intVal(linitial(ss->aggpriv)), 0);
+		Index		planned = intVal(linitial(ss->aggpriv));
+		Oid			reloid = (Oid) strtoul(strVal(list_nth(ss->aggpriv, 10)), NULL, 10);
+		Index		final = 0;
+		ListCell   *rc;
+
+		/*
+		 * The plan's range table index was offset by setrefs when the
+		 * aggregation sits in a subquery (an upper-rel CustomScan has no
+		 * scanrelid to follow): find the relation's entry again.  Any
+		 * entry of the same relation is as good (same columns, same lock).
+		 */
+		foreach(rc, estate->es_range_table)
+		{
+			RangeTblEntry *rte = lfirst(rc);
+
+			if (rte->rtekind == RTE_RELATION && rte->relid == reloid)
+			{
+				final = foreach_current_index(rc) + 1;
+				if (final == planned)
+					break;
+			}
+		}
+		if (final == 0)
+			elog(ERROR, "pg_ossd: relation %u not in the range table", reloid);
+
+		/* setrefs offsets the range table of subqueries: follow it */
+		if (planned != final)
+		{
+			List	   *ap = list_copy(ss->aggpriv);
+
+			for (int k = 5; k <= 7; k++)
+			{
+				Node	   *n = copyObject(list_nth(ap, k));
+
+				ChangeVarNodes(n, planned, final, 0);
+				list_nth_cell(ap, k)->ptr_value = n;
+			}
+			linitial(ap) = makeInteger(final);
+			ss->aggpriv = ap;
+		}
+		ss->css.ss.ss_currentRelation = ExecOpenScanRelation(estate, final, 0);
 		rel = ss->css.ss.ss_currentRelation;
 		ss->rel_slot = ExecAllocTableSlot(&estate->es_tupleTable, RelationGetDescr(rel),
 										  &TTSOpsVirtual);
@@ -252,7 +292,6 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	ss->bind = (List *) list_nth(priv, OSSD_PRIV_BIND);
 	ss->proj = (List *) list_nth(priv, OSSD_PRIV_PROJ);
 	ss->kernel = strVal(list_nth(priv, OSSD_PRIV_KERNEL));
-	ss->aggpriv = (List *) list_nth(priv, OSSD_PRIV_AGG);
 	ss->ninsns = intVal(list_nth(priv, OSSD_PRIV_NINSNS));
 
 	ss->nproj = list_length(ss->proj);

@@ -55,6 +55,8 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfoString(&buf, ", ");
 		appendStringInfoString(&buf, quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), a - 1)->attname)));
 	}
+	if (buf.len == 0 && list_nth(priv, OSSD_PRIV_AGG) != NIL)
+		appendStringInfoString(&buf, "(map kernel outputs)");
 	ExplainPropertyText("Device Projection", buf.len ? buf.data : "(none)", es);
 	if (list_nth(priv, OSSD_PRIV_AGG) != NIL)
 		ossd_agg_explain(ss, dpcontext, es);

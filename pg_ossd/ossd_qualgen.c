@@ -952,6 +952,19 @@ ossd_compile_map(List *exprs, Index relid, List *prebind, OssdProgram *out,
 				emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_NUM(i) + w * 8));
 			}
 		}
+		else if (IsA(e, Var) && t == BPCHAROID && ((Var *) e)->vartypmod == VARHDRSZ + 1)
+		{
+			/* char(1): its one byte (a multibyte character goes to the host) */
+			int			col = bind_var(&g, (Var *) e);
+
+			if (col < 0)
+				return false;
+			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R0, OSSD_R6, COL_LEN(col)));
+			emit_jump(&g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 1, 0), g.Lhost);
+			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R1, OSSD_R6, COL_DATA(col)));
+			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R1, 0));
+			emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
+		}
 		else if (IsA(e, Var) && (t == INT2OID || t == INT4OID || t == INT8OID ||
 								 t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID ||
 								 t == BOOLOID))

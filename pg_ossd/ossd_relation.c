@@ -25,6 +25,7 @@
 #include "common/relpath.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -48,6 +49,19 @@ typedef struct OssdConn
 } OssdConn;
 
 static List *connections = NIL;
+static bool exit_hook_set = false;
+
+/* Release our channel slots at backend exit (the drive would reclaim them
+ * when the connection closes anyway). */
+static void
+close_all_connections(int code, Datum arg)
+{
+	ListCell   *lc;
+
+	foreach(lc, connections)
+		ossd_disconnect(((OssdConn *) lfirst(lc))->o);
+	connections = NIL;
+}
 
 static bool
 read_xattr(const char *path, const char *name, char *buf, size_t cap)
@@ -180,6 +194,11 @@ ossd_get_connection(const char *uri)
 				 errdetail("%s", err.msg),
 				 errhint("Check that the drive is running and that ossdfs is mounted.")));
 
+	if (!exit_hook_set)
+	{
+		on_proc_exit(close_all_connections, (Datum) 0);
+		exit_hook_set = true;
+	}
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	c = palloc(sizeof(OssdConn));
 	c->uri = pstrdup(uri);

@@ -153,6 +153,14 @@ classify_aggref(Aggref *a, Expr **arg, Oid *argtype)
 	return -1;
 }
 
+/* a char(1) column: one character, sent by the map kernel as its byte */
+static bool
+is_char1_var(Node *n)
+{
+	return IsA(n, Var) && ((Var *) n)->vartype == BPCHAROID &&
+		((Var *) n)->vartypmod == VARHDRSZ + 1;
+}
+
 static void
 ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 						RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
@@ -322,7 +330,12 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			Oid			t = exprType(lfirst(lc));
 
 			if (t == TEXTOID || t == VARCHAROID || t == BPCHAROID)
+			{
+				/* char(1) group keys travel as their byte (ossd_compile_map) */
+				if (foreach_current_index(lc) < list_length(keys) && is_char1_var(lfirst(lc)))
+					continue;
 				return;
+			}
 		}
 		if (!ossd_compile_map(outs, relid, fprog.bind, &mprog, &why))
 			return;
@@ -334,6 +347,8 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			bool		byval;
 			char		align;
 
+			if (is_char1_var(lfirst(lc)))
+				t = INT2OID;
 			get_typlenbyvalalign(t, &len, &byval, &align);
 			outputs = lappend(outputs, list_make5_int(t, len, byval,
 													  align == TYPALIGN_DOUBLE ? 8 : align == TYPALIGN_INT ? 4 :
@@ -359,6 +374,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	aggpriv = lappend(aggpriv, quals);
 	aggpriv = lappend(aggpriv, eqops);
 	aggpriv = lappend(aggpriv, kcolls);
+	aggpriv = lappend(aggpriv, makeString(psprintf("%u", rte->relid)));
 
 	foreach(lc, keys)
 		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
@@ -410,7 +426,6 @@ ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = linitial(best_path->custom_private);
-	List	   *aggpriv = list_nth(priv, OSSD_PRIV_AGG);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = NIL;
@@ -420,7 +435,8 @@ ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = priv;
 	cscan->custom_scan_tlist = lsecond(best_path->custom_private);
-	cscan->custom_relids = bms_make_singleton(intVal(linitial(aggpriv)));
+	/* create_customscan_plan sets custom_relids to the (upper) parent's */
+	cscan->custom_relids = NULL;
 	cscan->methods = &ossd_scan_plan_methods;
 	return &cscan->scan.plan;
 }
@@ -460,6 +476,8 @@ typedef struct OssdAggExec
 	ExprState **arg_states;
 	bool	   *out_byval;
 	bool	   *key_byval;
+	bool	   *key_viewbyval;	/* encoding of the key in partial groups */
+	bool	   *key_char1;		/* char(1) key sent as its byte */
 	int16	   *key_len;
 	TupleDesc	keydesc;
 	TupleTableSlot *keyslot;
@@ -606,7 +624,7 @@ ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c)
 	int			r;
 
 	while ((r = ossd_group_read(c->groups.data, c->groups.len, &pos, ae->nkeys,
-								ae->key_byval, keys, ae->naggs, ae->agg_viewbyval, st)) > 0)
+								ae->key_viewbyval, keys, ae->naggs, ae->agg_viewbyval, st)) > 0)
 	{
 		AggAcc	   *accs;
 
@@ -614,8 +632,17 @@ ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c)
 		for (int k = 0; k < ae->nkeys; k++)
 		{
 			ae->keyslot->tts_isnull[k] = keys[k].isnull;
-			ae->keyslot->tts_values[k] = keys[k].isnull ? (Datum) 0 :
-				ae->key_byval[k] ? (Datum) keys[k].datum : PointerGetDatum(keys[k].data);
+			if (keys[k].isnull)
+				ae->keyslot->tts_values[k] = (Datum) 0;
+			else if (ae->key_char1[k])
+			{
+				char		ch = (char) (keys[k].datum & 0xff);
+
+				ae->keyslot->tts_values[k] = PointerGetDatum(cstring_to_text_with_len(&ch, 1));
+			}
+			else
+				ae->keyslot->tts_values[k] = ae->key_byval[k] ? (Datum) keys[k].datum :
+					PointerGetDatum(keys[k].data);
 		}
 		ExecStoreVirtualTuple(ae->keyslot);
 		accs = group_acc(ss, ae->keyslot);
@@ -754,6 +781,8 @@ ossd_agg_begin(OssdScanState *ss, EState *estate)
 	ae->key_states = palloc0(sizeof(ExprState *) * (ae->nkeys + 1));
 	ae->key_byval = palloc0(sizeof(bool) * (ae->nkeys + 1));
 	ae->key_len = palloc0(sizeof(int16) * (ae->nkeys + 1));
+	ae->key_viewbyval = palloc0(sizeof(bool) * (ae->nkeys + 1));
+	ae->key_char1 = palloc0(sizeof(bool) * (ae->nkeys + 1));
 	ae->keyviews = palloc0(sizeof(struct ossd_value_view) * (ae->nkeys + 1));
 	ae->aggviews = palloc0(sizeof(struct ossd_agg_state_view) * (ae->naggs + 1));
 
@@ -800,6 +829,13 @@ ossd_agg_begin(OssdScanState *ss, EState *estate)
 						   exprTypmod((Node *) k), 0);
 		TupleDescInitEntryCollation(ae->keydesc, i + 1, exprCollation((Node *) k));
 		get_typlenbyval(exprType((Node *) k), &ae->key_len[i], &ae->key_byval[i]);
+		ae->key_viewbyval[i] = ae->key_byval[i];
+		if (outputs != NIL && list_nth_int(list_nth(outputs, i), 0) == INT2OID &&
+			exprType((Node *) k) == BPCHAROID)
+		{
+			ae->key_char1[i] = true;
+			ae->key_viewbyval[i] = true;
+		}
 		ae->key_states[i] = ExecInitExpr(k, &ss->css.ss.ps);
 		i++;
 	}

@@ -32,7 +32,7 @@ VACUUM ANALYZE part;
 CHECKPOINT;
 RESET default_tablespace;
 
-SELECT plan(38);
+SELECT plan(40);
 
 -- functions, views, GUCs
 SELECT has_function('ossd_devices', 'ossd_devices()');
@@ -97,6 +97,17 @@ SELECT results_eq(
 SELECT ok(NOT EXISTS (SELECT 1 FROM explain_text($$SELECT count(*) FROM lineitem WHERE l_quantity < 3$$) l
                       WHERE l LIKE '%OssdScan%'), 'ossd.enabled = off: no offload');
 RESET ossd.enabled;
+
+-- statement_timeout stops the drive's stream; the next scan works
+SET ossd.force_offload = on;
+-- (PL/pgSQL cannot trap a cancel: the ERROR line is part of the expected output)
+SET statement_timeout = '5ms';
+SELECT count(*) FROM lineitem a WHERE l_quantity < 100 AND l_comment NOT LIKE '%zz%' AND (SELECT count(*) FROM lineitem b WHERE b.l_tax < 1) > 0;
+RESET statement_timeout;
+SELECT is((SELECT count(*)::int FROM lineitem WHERE l_quantity >= 0), (SELECT count(*)::int FROM lineitem WHERE l_quantity IS NOT NULL),
+          'the next offloaded scan runs normally');
+SELECT ok((SELECT count(*) FROM lineitem WHERE l_quantity < 24) > 0, 'and again');
+RESET ossd.force_offload;
 
 -- a malicious kernel is refused, quoting the verifier
 SELECT throws_like($$SELECT ossd_deploy_kernel('evil', image) FROM test_kernels WHERE name = 'evil'$$,

@@ -125,3 +125,9 @@ SELECT k, d, amount FROM part_li WHERE k < 5 ORDER BY k;
 SELECT count(*) FROM part_li WHERE tag = 't3' AND amount < 50;
 SELECT min(d), max(d) FROM part_li WHERE amount = 249.75;
 SELECT count(*) FROM part_li WHERE tag LIKE 't1%';
+-- 101-104: offloaded aggregation and scans inside subqueries, CTEs, joins
+SELECT (SELECT count(*) FROM lineitem WHERE l_quantity < 10) AS a, (SELECT sum(l_quantity) FROM lineitem WHERE l_tax > 0.05) AS b;
+WITH r AS (SELECT l_linenumber, count(*) AS n, sum(l_extendedprice * l_discount) AS rev FROM lineitem WHERE l_shipdate < date '1993-01-01' GROUP BY l_linenumber)
+SELECT * FROM r ORDER BY 1;
+SELECT o_orderstatus, count(*) FROM orders WHERE o_orderkey IN (SELECT l_orderkey FROM lineitem WHERE l_quantity > 49) GROUP BY 1 ORDER BY 1;
+SELECT x.k, x.n FROM (SELECT d_int AS k, count(*) AS n FROM evolve WHERE v > 10 GROUP BY d_int) x ORDER BY 1;

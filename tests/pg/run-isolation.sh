@@ -39,4 +39,18 @@ for mode in "offload forced:-c ossd.force_offload=on" "offload off:-c ossd.enabl
     fi
   done
 done
+# the reader's scans really are offloaded in the forced runs
+psql_q -d isolation_ossd -c "SET default_tablespace = ossd" \
+  -c "CREATE TABLE iso (id int4, v int4, t text)" \
+  -c "INSERT INTO iso SELECT i, i % 100, 'row ' || i FROM generate_series(1, 60000) i" >/dev/null
+psql_q -d isolation_ossd -c "VACUUM (FREEZE, ANALYZE) iso" -c "CHECKPOINT" >/dev/null
+for q in "SELECT count(*), sum(v) FROM iso WHERE v >= 0 AND CASE WHEN id = 30000 THEN pg_advisory_xact_lock_shared(1)::text = '' ELSE true END" \
+         "SELECT count(*), sum(v), min(id), max(id) FROM iso WHERE v >= 0"; do
+  ex=$(psql_q -d isolation_ossd -c "SET ossd.force_offload = on" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $q")
+  if echo "$ex" | grep -q "Blocks on Drive: [1-9]"; then
+    tap_ok "offloaded in the forced runs: ${q:0:60}..."
+  else
+    tap_not_ok "offloaded in the forced runs: ${q:0:60}..." "$(echo "$ex" | tr '\n' ' ')"
+  fi
+done
 tap_done

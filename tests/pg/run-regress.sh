@@ -60,6 +60,20 @@ else
   tap_not_ok "forced offload scans blocks on the drive and on the host" "$ex"
 fi
 
+# Q1 and Q6 shapes of the suite aggregate on the drive (partial groups)
+q1="SELECT l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), avg(l_discount), count(*)
+      FROM lineitem WHERE l_shipdate <= date '1998-12-01' - interval '90 days' GROUP BY l_returnflag, l_linestatus"
+q6="SELECT sum(l_extendedprice * l_discount) FROM lineitem WHERE l_shipdate >= date '1994-01-01'
+      AND l_shipdate < date '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"
+for q in q1 q6; do
+  ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${!q}")
+  if echo "$ex" | grep -q "Device Partial Aggregates" && echo "$ex" | grep -q "Partial Groups from Drive: [1-9]"; then
+    tap_ok "$q: partial aggregation on the drive, final merge on the host"
+  else
+    tap_not_ok "$q: partial aggregation on the drive" "$(echo "$ex" | tr '\n' ' ')"
+  fi
+done
+
 # kernels for the pgTAP suite: the clang-built examples and a malicious one
 cp "$top"/build/examples/*.o "$work/"
 cat >"$work/evil.c" <<'KERNEL'
