@@ -32,7 +32,7 @@ VACUUM ANALYZE part;
 CHECKPOINT;
 RESET default_tablespace;
 
-SELECT plan(40);
+SELECT plan(43);
 
 -- functions, views, GUCs
 SELECT has_function('ossd_devices', 'ossd_devices()');
@@ -109,6 +109,17 @@ SELECT is((SELECT count(*)::int FROM lineitem WHERE l_quantity >= 0), (SELECT co
 SELECT ok((SELECT count(*) FROM lineitem WHERE l_quantity < 24) > 0, 'and again');
 RESET ossd.force_offload;
 
+-- a kernel that passes the verifier but faults at run time on the drive:
+-- the scan fails with the drive's reason in the error detail
+SELECT lives_ok($$SELECT ossd_deploy_kernel('faulty', image) FROM test_kernels WHERE name = 'faulty'$$,
+                'deploy a kernel that faults at run time');
+SET ossd.force_offload = on;
+SELECT throws_like($$SELECT count(*) FROM part WHERE ossd_filter('faulty', p_name)$$,
+                   'offloaded scan of "part" failed on drive%', 'a drive-side kernel fault is an ERROR');
+SELECT matches(error_detail($$SELECT count(*) FROM part WHERE ossd_filter('faulty', p_name)$$),
+               'SCAN failed', 'whose detail is the drive''s reason');
+RESET ossd.force_offload;
+
 -- a malicious kernel is refused, quoting the verifier
 SELECT throws_like($$SELECT ossd_deploy_kernel('evil', image) FROM test_kernels WHERE name = 'evil'$$,
                    '%rejected by the verifier%', 'a kernel reading outside its context is refused');
@@ -126,5 +137,5 @@ SELECT ok(NOT EXISTS (SELECT 1 FROM explain_text($$SELECT count(*) FROM lineitem
                       WHERE l LIKE '%OssdScan%'), 'relations below ossd.min_relation_pages are not offloaded');
 RESET ossd.min_relation_pages;
 
-SELECT ok(ossd_drop_kernel('q6') AND ossd_drop_kernel('green'), 'ossd_drop_kernel');
+SELECT ok(ossd_drop_kernel('q6') AND ossd_drop_kernel('green') AND ossd_drop_kernel('faulty'), 'ossd_drop_kernel');
 SELECT * FROM finish();

@@ -12,7 +12,7 @@ if ! pgenv_up pg-bigseg 6G; then
 fi
 tap_ok "drive, ossdfs and cluster up"
 # ~1.15 GB: 140,000 blocks of 8 kB (RELSEG_SIZE is 131072 blocks)
-if psql_q -c "CREATE TABLE big (id int8, v int4, pad text) TABLESPACE ossd WITH (fillfactor = 100)" \
+if psql_q -c "CREATE TABLE big (id int8, v int4, pad text) WITH (fillfactor = 100) TABLESPACE ossd" \
      -c "ALTER TABLE big ALTER COLUMN pad SET STORAGE PLAIN" \
      -c "INSERT INTO big SELECT i, (i % 1000)::int4, repeat(chr(65 + (i % 26)::int), 1950) FROM generate_series(1, 560000) i" \
      -c "VACUUM (FREEZE, ANALYZE) big" -c "CHECKPOINT" >"$work/load.log" 2>&1; then

@@ -84,11 +84,21 @@ OSSD_KERNEL (evil)
 }
 KERNEL
 clang-14 -O2 -target bpf -I"$top/offload_runtime/include" -c "$work/evil.c" -o "$work/evil.o"
+cat >"$work/faulty.c" <<'KERNEL'
+#include "ossd_kernel.h"
+OSSD_KERNEL (faulty)
+{
+  const unsigned char *p = (const unsigned char *) ctx->col[0].data;
+  return p[200] == 'x';   /* past the end of short values: run-time fault */
+}
+KERNEL
+clang-14 -O2 -target bpf -I"$top/offload_runtime/include" -c "$work/faulty.c" -o "$work/faulty.o"
 chmod 644 "$work"/*.o
 psql_q -d regress_ossd -c "CREATE TABLE test_kernels AS
   SELECT 'q6_filter' AS name, pg_read_binary_file('$work/q6_filter.o') AS image
   UNION ALL SELECT 'like_filter', pg_read_binary_file('$work/like_filter.o')
-  UNION ALL SELECT 'evil', pg_read_binary_file('$work/evil.o')" >/dev/null
+  UNION ALL SELECT 'evil', pg_read_binary_file('$work/evil.o')
+  UNION ALL SELECT 'faulty', pg_read_binary_file('$work/faulty.o')" >/dev/null
 
 if psql_q -d regress_ossd -c "CREATE EXTENSION IF NOT EXISTS pgtap" >/dev/null 2>&1; then
   run_suite "ossd_api (pgTAP)" "" ossd_api
