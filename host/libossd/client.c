@@ -107,8 +107,11 @@ send_frames (ossd_t *o, struct client_slot *s, const uint8_t *msg,
   return 0;
 }
 
+/* Claim a slot: `preferred` first when it is free or still ours (a
+ * renewal), else any free one.  The verdict is the control block's owner
+ * nonce. */
 static int
-claim_slot (ossd_t *o, uint32_t *index, ossd_error *err)
+claim_slot (ossd_t *o, int preferred, uint32_t *index, ossd_error *err)
 {
   struct ossd_control c;
   Ossd__Request req = OSSD__REQUEST__INIT;
@@ -131,10 +134,11 @@ claim_slot (ossd_t *o, uint32_t *index, ossd_error *err)
   if (posix_memalign ((void **) &tmp.buf, OSSD_LBA_SIZE, o->chunk_bytes))
     return -ENOMEM;
   start = (uint32_t) (random_u64 () % c.slot_count);
-  for (uint32_t k = 0; k < c.slot_count; k++)
+  for (uint32_t k = preferred >= 0 ? 0 : 1; k <= c.slot_count; k++)
     {
-      uint32_t i = (start + k) % c.slot_count;
-      if (c.slot_owner[i] != 0)
+      uint32_t i = k == 0 ? (uint32_t) preferred : (start + k) % c.slot_count;
+      if (i >= c.slot_count
+          || (c.slot_owner[i] != 0 && !(k == 0 && c.slot_owner[i] == o->nonce)))
         continue;
       tmp.index = i;
       r = send_frames (o, &tmp, msg, len, 0, err);
@@ -161,6 +165,25 @@ claim_slot (ossd_t *o, uint32_t *index, ossd_error *err)
   return r;
 }
 
+/* A slot idle for half its lease may have been reclaimed by the drive:
+ * claim it again (or another one) before use. */
+static struct client_slot *
+client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
+{
+  uint32_t index;
+
+  if (now_ms () - s->last_used_ms < o->ctl.lease_ms / 2)
+    return s;
+  if (claim_slot (o, (int) s->index, &index, err) < 0)
+    {
+      client_slot_put (o, s);
+      return NULL;
+    }
+  s->index = index;
+  s->last_used_ms = now_ms ();
+  return s;
+}
+
 struct client_slot *
 client_slot_get (ossd_t *o, ossd_error *err)
 {
@@ -175,7 +198,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
             s = &o->slots[i];
             s->busy = true;
             pthread_mutex_unlock (&o->lock);
-            return s;
+            return client_slot_renew (o, s, err);
           }
       if (o->n_slots < o->opts.max_slots && !o->claiming)
         {
@@ -184,7 +207,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
 
           o->claiming = true;
           pthread_mutex_unlock (&o->lock);
-          r = claim_slot (o, &index, err);
+          r = claim_slot (o, -1, &index, err);
           pthread_mutex_lock (&o->lock);
           o->claiming = false;
           pthread_cond_broadcast (&o->cond);
@@ -206,6 +229,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
               return NULL;
             }
           ossd_reassembly_init (&s->ra, 1ull << 40);
+          s->last_used_ms = now_ms ();
           s->busy = true;
           o->n_slots++;
           pthread_mutex_unlock (&o->lock);
@@ -219,6 +243,7 @@ void
 client_slot_put (ossd_t *o, struct client_slot *s)
 {
   pthread_mutex_lock (&o->lock);
+  s->last_used_ms = now_ms ();
   s->busy = false;
   pthread_cond_broadcast (&o->cond);
   pthread_mutex_unlock (&o->lock);

@@ -15,6 +15,7 @@ struct client_slot
   uint8_t *buf;                /* one window, LBA-aligned */
   uint8_t *req_lba;            /* one LBA for a small request frame */
   struct ossd_reassembly ra;   /* multi-chunk responses, buffer kept */
+  uint64_t last_used_ms;       /* renew the claim when idle half a lease */
   bool busy;
 };
 

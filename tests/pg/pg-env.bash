@@ -7,12 +7,10 @@
 source "$top/tests/integration/ossdfs-lib.bash"
 pg_port=${PG_PORT:-5441}
 
-# Long slot leases: libossd does not renew an idle slot's lease nor claim
-# the slot again when it expired (30 s by default), so an idle ossdfs
-# would get EIO (reported to the lead).  More slots for many backends.
+# More slots than the default 32: every backend and ossdfs hold some.
 drive_start () {
   "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M -- \
-    lease_ms=86400000 slots=64
+    slots=64
 }
 
 pgenv_up () {

@@ -1,0 +1,100 @@
+/* test_client_inproc.c - libossd's slot handling on an in-process drive:
+ * a client idle past its lease claims its slot again and goes on working;
+ * several threads share one connection through separate slots. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "libossd.h"
+
+static void
+test_idle_past_lease_renews (void **state)
+{
+  ossd_t *o;
+  ossd_error err;
+  char buf[16];
+  size_t got;
+
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8&lease_ms=300",
+                                  NULL, &o, &err), 0);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  assert_int_equal (ossd_create (o, 3, 1, &err), 0);
+  assert_int_equal (ossd_write (o, 3, 1, 0, "leased", 6, &err), 0);
+  usleep (900 * 1000);          /* three leases */
+  if (ossd_read (o, 3, 1, 0, buf, sizeof buf, &got, &err) < 0)
+    fail_msg ("read after an idle lease: %s", err.msg);
+  assert_int_equal (got, 6);
+  assert_memory_equal (buf, "leased", 6);
+  ossd_disconnect (o);
+}
+
+struct worker_arg
+{
+  ossd_t *o;
+  int id;
+  int ok;
+};
+
+static void *
+worker (void *p)
+{
+  struct worker_arg *a = p;
+  ossd_error err;
+  char want[64], got[64];
+  size_t n;
+
+  a->ok = 1;
+  for (int i = 0; i < 50 && a->ok; i++)
+    {
+      snprintf (want, sizeof want, "thread %d write %d", a->id, i);
+      if (ossd_write (a->o, 3, 100 + a->id, 0, want, strlen (want), &err) < 0
+          || ossd_read (a->o, 3, 100 + a->id, 0, got, strlen (want), &n, &err) < 0
+          || n != strlen (want) || memcmp (want, got, n) != 0)
+        a->ok = 0;
+    }
+  return NULL;
+}
+
+static void
+test_threads_share_a_connection (void **state)
+{
+  struct ossd_connect_opts opts = { .max_slots = 3 };
+  struct worker_arg args[6];
+  pthread_t th[6];
+  ossd_t *o;
+  ossd_error err;
+
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8",
+                                  &opts, &o, &err), 0);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  for (int i = 0; i < 6; i++)
+    {
+      assert_int_equal (ossd_create (o, 3, 100 + i, &err), 0);
+      args[i] = (struct worker_arg) { .o = o, .id = i };
+      pthread_create (&th[i], NULL, worker, &args[i]);
+    }
+  for (int i = 0; i < 6; i++)
+    {
+      pthread_join (th[i], NULL);
+      assert_true (args[i].ok);
+    }
+  ossd_disconnect (o);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_idle_past_lease_renews),
+    cmocka_unit_test (test_threads_share_a_connection),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
