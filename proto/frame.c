@@ -72,11 +72,11 @@ ossd_frame_encode (struct ossd_frame_hdr *hdr, const void *chunk,
 }
 
 int
-ossd_frame_decode (const void *buf, size_t len, struct ossd_frame_hdr *hdr,
-                   const void **chunk, char *why, size_t whylen)
+ossd_frame_decode_header (const void *buf, size_t len,
+                          struct ossd_frame_hdr *hdr, const void **chunk,
+                          char *why, size_t whylen)
 {
-  struct ossd_frame_hdr h, zeroed;
-  uint32_t crc;
+  struct ossd_frame_hdr h;
 
   if (len < OSSD_FRAME_HDR_SIZE)
     {
@@ -112,19 +112,37 @@ ossd_frame_decode (const void *buf, size_t len, struct ossd_frame_hdr *hdr,
                 (unsigned long long) h.total_length);
       return -EINVAL;
     }
-  memcpy (&zeroed, buf, sizeof zeroed);
-  zeroed.crc32c = 0;
-  crc = ossd_crc32c (0, &zeroed, sizeof zeroed);
-  crc = ossd_crc32c (crc, (const uint8_t *) buf + OSSD_FRAME_HDR_SIZE,
-                     h.chunk_length);
-  if (crc != h.crc32c)
-    {
-      snprintf (why, whylen, "CRC32C mismatch: frame says 0x%08x, computed 0x%08x over %u payload bytes",
-                h.crc32c, crc, h.chunk_length);
-      return -EBADMSG;
-    }
   *hdr = h;
   *chunk = (const uint8_t *) buf + OSSD_FRAME_HDR_SIZE;
+  return 0;
+}
+
+uint32_t
+ossd_frame_header_crc (const void *buf)
+{
+  struct ossd_frame_hdr zeroed;
+
+  memcpy (&zeroed, buf, sizeof zeroed);
+  zeroed.crc32c = 0;
+  return ossd_crc32c (0, &zeroed, sizeof zeroed);
+}
+
+int
+ossd_frame_decode (const void *buf, size_t len, struct ossd_frame_hdr *hdr,
+                   const void **chunk, char *why, size_t whylen)
+{
+  int r = ossd_frame_decode_header (buf, len, hdr, chunk, why, whylen);
+  uint32_t crc;
+
+  if (r < 0)
+    return r;
+  crc = ossd_crc32c (ossd_frame_header_crc (buf), *chunk, hdr->chunk_length);
+  if (crc != hdr->crc32c)
+    {
+      snprintf (why, whylen, "CRC32C mismatch: frame says 0x%08x, computed 0x%08x over %u payload bytes",
+                hdr->crc32c, crc, hdr->chunk_length);
+      return -EBADMSG;
+    }
   return 0;
 }
 

@@ -434,6 +434,76 @@ read_reply_in_place (const uint8_t *msg, size_t len, const uint8_t **data,
   return pos == len;
 }
 
+/* The answer to one READ piece, into dst (at most `want` bytes; *dlen
+ * gets the count).  `frame_len` > 0: s->buf already holds what the batch
+ * read from the response window; the data's CRC is then verified while it
+ * is copied out (one pass).  Anything unusual (a PENDING or stale frame, a
+ * multi-chunk or error response) goes through the general path. */
+static int
+read_piece_result (ossd_t *o, struct client_slot *s, uint64_t seq,
+                   size_t frame_len, size_t want, uint8_t *dst, size_t *dlen,
+                   ossd_error *err)
+{
+  struct ossd_frame_hdr h;
+  const void *chunk;
+  const uint8_t *msg, *data;
+  size_t mlen, n;
+  bool more;
+  char why[300];
+  int e;
+
+  *dlen = 0;
+  if (frame_len
+      && ossd_frame_decode_header (s->buf, frame_len, &h, &chunk, why, sizeof why) == 0
+      && !(h.flags & OSSD_F_PENDING) && h.sequence == seq
+      && (h.flags & (OSSD_F_FIRST | OSSD_F_LAST)) == (OSSD_F_FIRST | OSSD_F_LAST)
+      && h.chunk_length == h.total_length
+      && read_reply_in_place (chunk, h.chunk_length, &data, &n) && n <= want)
+    {
+      const uint8_t *end = (const uint8_t *) chunk + h.chunk_length;
+      uint32_t crc = ossd_crc32c (ossd_frame_header_crc (s->buf), chunk,
+                                  (size_t) (data - (const uint8_t *) chunk));
+      crc = ossd_crc32c_copy (crc, dst, data, n);
+      crc = ossd_crc32c (crc, data + n, (size_t) (end - (data + n)));
+      if (crc != h.crc32c)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EBADMSG,
+                            "READ response in slot %u of %s: CRC32C mismatch (frame 0x%08x, data 0x%08x)",
+                            s->index, o->uri, h.crc32c, crc);
+          return -EBADMSG;
+        }
+      *dlen = n;
+      return 0;
+    }
+  e = client_recv_raw (o, s, seq, want + 64, &msg, &mlen, &more, err);
+  if (e < 0)
+    return e;
+  if (read_reply_in_place (msg, mlen, &data, &n))
+    {
+      if (n > want)
+        n = want;
+      memcpy (dst, data, n);
+      *dlen = n;
+      return 0;
+    }
+  Ossd__Response *resp = ossd__response__unpack (NULL, mlen, msg);
+  if (!resp)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                        "READ response does not decode as ossd.Response");
+      return -EPROTO;
+    }
+  e = client_check_status (resp, "READ", err);
+  if (e == 0)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                        "READ answered without read data");
+      e = -EPROTO;
+    }
+  ossd__response__free_unpacked (resp, NULL);
+  return e;
+}
+
 int
 ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
            size_t len, size_t *nread, ossd_error *err)
@@ -507,44 +577,19 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
         }
       for (size_t j = 0; j < k; j++)
         {
-          const uint8_t *msg = NULL, *data;
-          size_t mlen = 0, dlen;
-          bool more;
+          size_t dlen = 0;
           int e = 0;
 
-          if (r == 0 && ios[j].result == 0 && ios[k + j].result == 0)
-            e = client_frame_in_place (o, slots[j], ios[k + j].len, seqs[j],
-                                       &msg, &mlen, err);
-          if (r == 0 && e == 0)
-            e = client_recv_raw (o, slots[j], seqs[j], lens[j] + 64, &msg,
-                                 &mlen, &more, err);
-          if (e > 0)
-            e = 0;
-          if (e == 0 && r == 0 && !read_reply_in_place (msg, mlen, &data, &dlen))
+          if (r == 0 && !eof)
             {
-              Ossd__Response *resp = ossd__response__unpack (NULL, mlen, msg);
-              if (!resp)
+              bool have_frame = ios[j].result == 0 && ios[k + j].result == 0;
+              e = read_piece_result (o, slots[j], seqs[j], have_frame ? ios[k + j].len : 0,
+                                     lens[j], (uint8_t *) buf + offs[j], &dlen, err);
+              if (e == 0)
                 {
-                  client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
-                                    "READ response does not decode as ossd.Response");
-                  e = -EPROTO;
+                  *nread = offs[j] + dlen;
+                  eof = dlen < lens[j];
                 }
-              else if ((e = client_check_status (resp, "READ", err)) == 0)
-                {
-                  client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
-                                    "READ answered without read data");
-                  e = -EPROTO;
-                }
-              if (resp)
-                ossd__response__free_unpacked (resp, NULL);
-            }
-          else if (e == 0 && r == 0 && !eof)
-            {
-              if (dlen > lens[j])
-                dlen = lens[j];
-              memcpy ((uint8_t *) buf + offs[j], data, dlen);
-              *nread = offs[j] + dlen;
-              eof = dlen < lens[j];
             }
           if (e < 0 && r == 0)
             r = e;

@@ -307,31 +307,6 @@ client_response_read_size (ossd_t *o, size_t size_hint)
 }
 
 int
-client_frame_in_place (ossd_t *o, struct client_slot *s, size_t len,
-                       uint64_t sequence, const uint8_t **msg, size_t *mlen,
-                       ossd_error *err)
-{
-  struct ossd_frame_hdr h;
-  const void *chunk;
-  char why[300];
-
-  if (ossd_frame_decode (s->buf, len, &h, &chunk, why, sizeof why) < 0)
-    {
-      client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
-                        "bad response frame in slot %u of %s: %s",
-                        s->index, o->uri, why);
-      return -EPROTO;
-    }
-  if ((h.flags & OSSD_F_PENDING) || h.sequence != sequence
-      || (h.flags & (OSSD_F_FIRST | OSSD_F_LAST)) != (OSSD_F_FIRST | OSSD_F_LAST)
-      || h.chunk_length != h.total_length)
-    return 0;
-  *msg = chunk;
-  *mlen = h.chunk_length;
-  return 1;
-}
-
-int
 client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
                  size_t size_hint, const uint8_t **msg, size_t *len,
                  bool *stream_more, ossd_error *err)

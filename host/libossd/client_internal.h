@@ -64,12 +64,6 @@ size_t client_size_hint (const Ossd__Request *req);
  * batched submission).  Returns 0 or -EMSGSIZE if it does not fit. */
 int client_encode_small (ossd_t *o, struct client_slot *s,
                          const Ossd__Request *req, uint64_t *sequence);
-/* Decode a one-chunk response frame read into s->buf (len bytes): 1 with
- * msg and mlen set, 0 when it is not one (PENDING, stale, multi-chunk: use
- * client_recv_raw), negative on a malformed frame. */
-int client_frame_in_place (ossd_t *o, struct client_slot *s, size_t len,
-                           uint64_t sequence, const uint8_t **msg,
-                           size_t *mlen, ossd_error *err);
 size_t client_response_read_size (ossd_t *o, size_t size_hint);
 int client_check_status (const Ossd__Response *resp, const char *what,
                          ossd_error *err);

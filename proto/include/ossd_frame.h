@@ -116,6 +116,9 @@ ossd_reserved_lbas (uint32_t slots, uint32_t window_lbas)
 }
 
 uint32_t ossd_crc32c (uint32_t crc, const void *buf, size_t len);
+/* The same CRC of src while copying it to dst (one pass over the data). */
+uint32_t ossd_crc32c_copy (uint32_t crc, void *dst, const void *src,
+                           size_t len);
 
 /* Encode a header + payload chunk into `out` (cap bytes, at least
  * OSSD_FRAME_HDR_SIZE + chunk_len); fills magic, version and crc.
@@ -130,6 +133,14 @@ size_t ossd_frame_encode (struct ossd_frame_hdr *hdr, const void *chunk,
 int ossd_frame_decode (const void *buf, size_t len,
                        struct ossd_frame_hdr *hdr, const void **chunk,
                        char *why, size_t whylen);
+
+/* ossd_frame_decode without the CRC check, for readers that verify the
+ * CRC while copying the payload out: the frame's CRC is then
+ * ossd_crc32c (ossd_frame_header_crc (buf), chunk, chunk_length). */
+int ossd_frame_decode_header (const void *buf, size_t len,
+                              struct ossd_frame_hdr *hdr, const void **chunk,
+                              char *why, size_t whylen);
+uint32_t ossd_frame_header_crc (const void *buf);
 
 /* Control block encode/decode (with CRC). */
 void ossd_control_encode (const struct ossd_control *c, void *lba);

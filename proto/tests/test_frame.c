@@ -44,6 +44,16 @@ test_crc32c_paths_agree_and_chain (void **state)
       if (off + sizes[k] <= sizeof big)
         assert_int_equal (ossd_crc32c (0x1234, big + off, sizes[k]),
                           ossd_crc32c_portable (0x1234, big + off, sizes[k]));
+  /* CRC while copying: same value, same bytes. */
+  static uint8_t copy[3 << 20];
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+    {
+      memset (copy, 0, sizes[k]);
+      assert_int_equal (ossd_crc32c_copy (0x77, copy, big + 1, sizes[k]),
+                        ossd_crc32c_portable (0x77, big + 1, sizes[k]));
+      assert_memory_equal (copy, big + 1, sizes[k]);
+    }
+  assert_int_equal (ossd_crc32c_copy (5, copy, big, 100), ossd_crc32c (5, big, 100));
   uint32_t whole = ossd_crc32c (0, buf, 4000);
   uint32_t part = ossd_crc32c (ossd_crc32c (0, buf, 1234), buf + 1234, 2766);
   assert_int_equal (whole, part);
