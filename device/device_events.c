@@ -52,19 +52,6 @@ device_event_post (ossd_device_t *dev, int kind, uint32_t slot,
   pthread_mutex_unlock (&r->lock);
 }
 
-static void
-deadline_after_ms (struct timespec *ts, uint32_t ms)
-{
-  clock_gettime (CLOCK_MONOTONIC, ts);
-  ts->tv_sec += ms / 1000;
-  ts->tv_nsec += (long) (ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L)
-    {
-      ts->tv_sec++;
-      ts->tv_nsec -= 1000000000L;
-    }
-}
-
 int
 device_events_read (ossd_device_t *dev, uint64_t *cursor, uint8_t *out,
                     uint32_t len, uint32_t timeout_ms)
@@ -77,7 +64,7 @@ device_events_read (ossd_device_t *dev, uint64_t *cursor, uint8_t *out,
   size_t n = 0, packed, budget;
   uint64_t seq;
 
-  deadline_after_ms (&deadline, timeout_ms);
+  device_deadline_after_ms (&deadline, timeout_ms);
   pthread_mutex_lock (&r->lock);
   while (r->next_seq - 1 <= *cursor)
     if (pthread_cond_timedwait (&r->cond, &r->lock, &deadline) == ETIMEDOUT)

@@ -133,6 +133,8 @@ void device_log (ossd_device_t *dev, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
 uint64_t device_now_ms (void);
 uint64_t device_now_ns (void);
+struct timespec;
+void device_deadline_after_ms (struct timespec *ts, uint32_t ms);
 
 /* device_events.c */
 void device_events_init (struct ossd_event_ring *r);

@@ -33,3 +33,18 @@ device_now_ms (void)
 {
   return device_now_ns () / 1000000ull;
 }
+
+/* An absolute CLOCK_MONOTONIC time ms from now, for timed waits on
+ * condition variables created with that clock. */
+void
+device_deadline_after_ms (struct timespec *ts, uint32_t ms)
+{
+  clock_gettime (CLOCK_MONOTONIC, ts);
+  ts->tv_sec += ms / 1000;
+  ts->tv_nsec += (long) (ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L)
+    {
+      ts->tv_sec++;
+      ts->tv_nsec -= 1000000000L;
+    }
+}

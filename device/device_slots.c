@@ -445,19 +445,6 @@ device_slot_write (ossd_device_conn_t *conn, uint32_t slot,
   return 0;
 }
 
-static void
-deadline_in (struct timespec *ts, uint32_t ms)
-{
-  clock_gettime (CLOCK_MONOTONIC, ts);
-  ts->tv_sec += ms / 1000;
-  ts->tv_nsec += (long) (ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L)
-    {
-      ts->tv_sec++;
-      ts->tv_nsec -= 1000000000L;
-    }
-}
-
 int
 device_slot_read (ossd_device_conn_t *conn, uint32_t slot, uint8_t *buf,
                   uint32_t len, char *why, size_t whylen)
@@ -476,7 +463,7 @@ device_slot_read (ossd_device_conn_t *conn, uint32_t slot, uint8_t *buf,
       snprintf (why, whylen, "slot %u response window read, but the slot is not claimed", slot);
       return -EPERM;
     }
-  deadline_in (&deadline, dev->opts.poll_timeout_ms);
+  device_deadline_after_ms (&deadline, dev->opts.poll_timeout_ms);
   while (!s->head)
     if (pthread_cond_timedwait (&s->cond, &s->lock, &deadline) == ETIMEDOUT)
       break;

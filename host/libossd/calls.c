@@ -455,34 +455,60 @@ read_piece_result (ossd_t *o, struct client_slot *s, uint64_t seq,
   *dlen = 0;
   if (frame_len
       && ossd_frame_decode_header (s->buf, frame_len, &h, &chunk, why, sizeof why) == 0
-      && !(h.flags & OSSD_F_PENDING) && h.sequence == seq
-      && (h.flags & (OSSD_F_FIRST | OSSD_F_LAST)) == (OSSD_F_FIRST | OSSD_F_LAST)
-      && h.chunk_length == h.total_length
-      && read_reply_in_place (chunk, h.chunk_length, &data, &n) && n <= want)
+      && !(h.flags & OSSD_F_PENDING) && h.sequence == seq)
     {
-      const uint8_t *end = (const uint8_t *) chunk + h.chunk_length;
-      uint32_t crc = ossd_crc32c (ossd_frame_header_crc (s->buf), chunk,
-                                  (size_t) (data - (const uint8_t *) chunk));
-      crc = ossd_crc32c_copy (crc, dst, data, n);
-      crc = ossd_crc32c (crc, data + n, (size_t) (end - (data + n)));
-      if (crc != h.crc32c)
+      /* The answer itself: one chunk (a READ piece always fits one). */
+      if ((h.flags & (OSSD_F_FIRST | OSSD_F_LAST)) != (OSSD_F_FIRST | OSSD_F_LAST)
+          || h.chunk_length != h.total_length)
         {
-          client_set_error (err, OSSD_STATUS_TRANSPORT, EBADMSG,
-                            "READ response in slot %u of %s: CRC32C mismatch (frame 0x%08x, data 0x%08x)",
-                            s->index, o->uri, h.crc32c, crc);
-          return -EBADMSG;
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                            "READ response in slot %u of %s spans several chunks",
+                            s->index, o->uri);
+          return -EPROTO;
         }
-      *dlen = n;
-      return 0;
+      if (read_reply_in_place (chunk, h.chunk_length, &data, &n) && n <= want)
+        {
+          const uint8_t *end = (const uint8_t *) chunk + h.chunk_length;
+          if (!data)
+            data = end;         /* no data field: nothing past the end */
+          uint32_t crc = ossd_crc32c (ossd_frame_header_crc (s->buf), chunk,
+                                      (size_t) (data - (const uint8_t *) chunk));
+          crc = ossd_crc32c_copy (crc, dst, data, n);
+          crc = ossd_crc32c (crc, data + n, (size_t) (end - (data + n)));
+          if (crc != h.crc32c)
+            {
+              client_set_error (err, OSSD_STATUS_TRANSPORT, EBADMSG,
+                                "READ response in slot %u of %s: CRC32C mismatch (frame 0x%08x, data 0x%08x)",
+                                s->index, o->uri, h.crc32c, crc);
+              return -EBADMSG;
+            }
+          *dlen = n;
+          return 0;
+        }
+      /* Another answer (an error): check it whole, then decode it below. */
+      if (ossd_frame_decode (s->buf, frame_len, &h, &chunk, why, sizeof why) < 0)
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, EPROTO,
+                            "bad response frame in slot %u of %s: %s",
+                            s->index, o->uri, why);
+          return -EPROTO;
+        }
+      msg = chunk;
+      mlen = h.chunk_length;
     }
-  e = client_recv_raw (o, s, seq, want + 64, &msg, &mlen, &more, err);
-  if (e < 0)
-    return e;
+  else
+    {
+      /* PENDING, a stale answer, or no batch read: read it again. */
+      e = client_recv_raw (o, s, seq, want + 64, &msg, &mlen, &more, err);
+      if (e < 0)
+        return e;
+    }
   if (read_reply_in_place (msg, mlen, &data, &n))
     {
       if (n > want)
         n = want;
-      memcpy (dst, data, n);
+      if (n)
+        memcpy (dst, data, n);
       *dlen = n;
       return 0;
     }

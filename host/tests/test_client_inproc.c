@@ -36,6 +36,31 @@ test_idle_past_lease_renews (void **state)
   ossd_disconnect (o);
 }
 
+/* Errors come back as the drive's answer, not as a timeout. */
+static void
+test_read_errors_are_answers (void **state)
+{
+  ossd_t *o;
+  ossd_error err;
+  char buf[64];
+  size_t got;
+
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8&poll_ms=5000",
+                                  NULL, &o, &err), 0);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  assert_int_equal (ossd_read (o, 3, 77, 0, buf, sizeof buf, &got, &err), -ENOENT);
+  assert_int_equal (err.status, OSSD__STATUS__ERR_NOT_FOUND);
+  assert_non_null (strstr (err.msg, "oid 77"));
+  /* and a read past the end is short, not an error */
+  assert_int_equal (ossd_create (o, 3, 78, &err), 0);
+  assert_int_equal (ossd_write (o, 3, 78, 0, "abc", 3, &err), 0);
+  assert_int_equal (ossd_read (o, 3, 78, 0, buf, sizeof buf, &got, &err), 0);
+  assert_int_equal (got, 3);
+  assert_int_equal (ossd_read (o, 3, 78, 100, buf, sizeof buf, &got, &err), 0);
+  assert_int_equal (got, 0);
+  ossd_disconnect (o);
+}
+
 struct worker_arg
 {
   ossd_t *o;
@@ -95,6 +120,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_idle_past_lease_renews),
     cmocka_unit_test (test_threads_share_a_connection),
+    cmocka_unit_test (test_read_errors_are_answers),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
