@@ -1,7 +1,15 @@
 /* transport_nbd.c - NBD transport through libnbd: nbd+unix:///?socket=PATH
- * and nbd://HOST:PORT.  libnbd handles are thread-safe, so several
- * threads (several slots) share one connection. */
+ * and nbd://HOST:PORT.
+ *
+ * Several threads (several slots) share one connection.  Every I/O is a
+ * libnbd asynchronous command whose completion callback marks it done;
+ * one waiting thread at a time drives the connection (nbd_poll) while the
+ * others sleep on a condition variable, so a reply is never stranded
+ * behind another thread's poll.  A batch puts all its commands in flight
+ * at once: the drive serves them on parallel threads. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +17,22 @@
 #include <libnbd.h>
 
 #include "ossd_transport.h"
+
+struct nbd_conn
+{
+  struct nbd_handle *h;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;         /* a command completed, or the poller left */
+  bool polling;                /* some thread is inside nbd_poll */
+};
+
+/* Completion state of one command (lives on the waiter's stack). */
+struct nbd_cmd
+{
+  struct nbd_conn *c;
+  bool done;
+  int error;                   /* errno from the server or libnbd */
+};
 
 static int
 nbd_fail (const char *op, char *why, size_t whylen)
@@ -19,42 +43,61 @@ nbd_fail (const char *op, char *why, size_t whylen)
 }
 
 static int
-nbd_t_pread (struct ossd_transport *t, void *buf, size_t len, uint64_t off,
-             char *why, size_t whylen)
+nbd_cmd_completed (void *user_data, int *error)
 {
-  if (nbd_pread (t->priv, buf, len, off, 0) == -1)
-    return nbd_fail ("pread", why, whylen);
-  return 0;
+  struct nbd_cmd *cmd = user_data;
+
+  pthread_mutex_lock (&cmd->c->lock);
+  cmd->done = true;
+  cmd->error = *error;
+  pthread_cond_broadcast (&cmd->c->cond);
+  pthread_mutex_unlock (&cmd->c->lock);
+  return 1;                     /* retire the command */
 }
 
+/* Wait until every command of cmds[0..n) completed, driving the
+ * connection when no other thread does. */
 static int
-nbd_t_pwrite (struct ossd_transport *t, const void *buf, size_t len,
-              uint64_t off, char *why, size_t whylen)
+nbd_wait (struct nbd_conn *c, struct nbd_cmd *cmds, size_t n, char *why,
+          size_t whylen)
 {
-  if (nbd_pwrite (t->priv, buf, len, off, 0) == -1)
-    return nbd_fail ("pwrite", why, whylen);
-  return 0;
+  int r = 0;
+
+  pthread_mutex_lock (&c->lock);
+  for (;;)
+    {
+      size_t i = 0;
+      while (i < n && cmds[i].done)
+        i++;
+      if (i == n)
+        break;
+      if (c->polling)
+        {
+          pthread_cond_wait (&c->cond, &c->lock);
+          continue;
+        }
+      c->polling = true;
+      pthread_mutex_unlock (&c->lock);
+      /* Bounded, so the role passes around even on a quiet socket. */
+      if (nbd_poll (c->h, 50) == -1)
+        r = nbd_fail ("poll", why, whylen);
+      pthread_mutex_lock (&c->lock);
+      c->polling = false;
+      pthread_cond_broadcast (&c->cond);
+      if (r < 0)
+        break;
+    }
+  pthread_mutex_unlock (&c->lock);
+  return r;
 }
 
-static int
-nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
-{
-  if (nbd_flush (t->priv, 0) == -1)
-    return nbd_fail ("flush", why, whylen);
-  return 0;
-}
-
-/* All I/Os in flight at once: the drive serves them on parallel threads
- * and the socket stays busy.  libnbd handles are thread-safe, and only
- * the thread that submitted a batch waits for its commands. */
 static int
 nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
              char *why, size_t whylen)
 {
-  struct nbd_handle *h = t->priv;
-  int64_t cookies[64];
-  size_t pending = 0;
-  int first = 0;
+  struct nbd_conn *c = t->priv;
+  struct nbd_cmd cmds[64];
+  int first = 0, r;
 
   if (n > 64)
     {
@@ -63,62 +106,94 @@ nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
     }
   for (size_t i = 0; i < n; i++)
     {
-      cookies[i] = ios[i].write
-        ? nbd_aio_pwrite (h, ios[i].buf, ios[i].len, ios[i].off, NBD_NULL_COMPLETION, 0)
-        : nbd_aio_pread (h, ios[i].buf, ios[i].len, ios[i].off, NBD_NULL_COMPLETION, 0);
-      if (cookies[i] == -1)
+      nbd_completion_callback cb = { .callback = nbd_cmd_completed,
+                                     .user_data = &cmds[i] };
+      int64_t cookie;
+
+      cmds[i] = (struct nbd_cmd) { .c = c };
+      cookie = ios[i].write
+        ? nbd_aio_pwrite (c->h, ios[i].buf, ios[i].len, ios[i].off, cb, 0)
+        : nbd_aio_pread (c->h, ios[i].buf, ios[i].len, ios[i].off, cb, 0);
+      if (cookie == -1)
         {
+          /* Never submitted: nothing will complete it. */
           ios[i].result = nbd_fail (ios[i].write ? "aio_pwrite" : "aio_pread", why, whylen);
+          cmds[i].done = true;
+          cmds[i].error = -ios[i].result;
           if (!first)
             first = ios[i].result;
         }
-      else
-        {
-          ios[i].result = 1;    /* in flight */
-          pending++;
-        }
     }
-  while (pending)
+  r = nbd_wait (c, cmds, n, why, whylen);
+  for (size_t i = 0; i < n; i++)
     {
-      /* A bounded wait: another thread's synchronous call may take our
-       * replies off the socket, completing our commands without waking us. */
-      if (nbd_poll (h, 100) == -1)
+      if (cmds[i].error && ios[i].result >= 0)
         {
-          int e = nbd_fail ("poll", why, whylen);
-          for (size_t i = 0; i < n; i++)
-            if (ios[i].result == 1)
-              ios[i].result = e;
-          return first ? first : e;
+          ios[i].result = -cmds[i].error;
+          snprintf (why, whylen, "nbd %s of %zu bytes at %llu: %s",
+                    ios[i].write ? "pwrite" : "pread", ios[i].len,
+                    (unsigned long long) ios[i].off, strerror (cmds[i].error));
         }
-      for (size_t i = 0; i < n; i++)
-        {
-          int r;
-          if (ios[i].result != 1)
-            continue;
-          r = nbd_aio_command_completed (h, cookies[i]);
-          if (r == 0)
-            continue;
-          pending--;
-          if (r == 1)
-            ios[i].result = 0;
-          else
-            {
-              ios[i].result = nbd_fail (ios[i].write ? "pwrite" : "pread", why, whylen);
-              if (!first)
-                first = ios[i].result;
-            }
-        }
+      else if (!cmds[i].error)
+        ios[i].result = 0;
+      if (ios[i].result < 0 && !first)
+        first = ios[i].result;
     }
-  return first;
+  return first ? first : r;
+}
+
+static int
+nbd_t_pread (struct ossd_transport *t, void *buf, size_t len, uint64_t off,
+             char *why, size_t whylen)
+{
+  struct ossd_io io = { .buf = buf, .len = len, .off = off };
+  return nbd_t_batch (t, &io, 1, why, whylen);
+}
+
+static int
+nbd_t_pwrite (struct ossd_transport *t, const void *buf, size_t len,
+              uint64_t off, char *why, size_t whylen)
+{
+  struct ossd_io io = { .buf = (void *) buf, .len = len, .off = off,
+                        .write = true };
+  return nbd_t_batch (t, &io, 1, why, whylen);
+}
+
+static int
+nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
+{
+  struct nbd_conn *c = t->priv;
+  struct nbd_cmd cmd = { .c = c };
+  nbd_completion_callback cb = { .callback = nbd_cmd_completed,
+                                 .user_data = &cmd };
+  int r;
+
+  if (nbd_aio_flush (c->h, cb, 0) == -1)
+    return nbd_fail ("flush", why, whylen);
+  r = nbd_wait (c, &cmd, 1, why, whylen);
+  if (r == 0 && cmd.error)
+    {
+      snprintf (why, whylen, "nbd flush: %s", strerror (cmd.error));
+      r = -cmd.error;
+    }
+  return r;
 }
 
 static void
 nbd_t_close (struct ossd_transport *t)
 {
-  if (t->priv)
+  struct nbd_conn *c = t->priv;
+
+  if (c)
     {
-      nbd_shutdown (t->priv, 0);
-      nbd_close (t->priv);
+      if (c->h)
+        {
+          nbd_shutdown (c->h, 0);
+          nbd_close (c->h);
+        }
+      pthread_mutex_destroy (&c->lock);
+      pthread_cond_destroy (&c->cond);
+      free (c);
     }
   free (t);
 }
@@ -137,29 +212,35 @@ ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,
                          char *why, size_t whylen)
 {
   struct ossd_transport *t = calloc (1, sizeof *t);
-  struct nbd_handle *h;
+  struct nbd_conn *c = calloc (1, sizeof *c);
   int64_t size;
   int r;
 
-  if (!t)
-    return -ENOMEM;
-  h = nbd_create ();
-  if (!h)
+  if (!t || !c)
     {
       free (t);
-      return nbd_fail ("create", why, whylen);
+      free (c);
+      return -ENOMEM;
     }
+  pthread_mutex_init (&c->lock, NULL);
+  pthread_cond_init (&c->cond, NULL);
   t->ops = &nbd_ops;
-  t->priv = h;
-  if (nbd_connect_uri (h, uri) == -1)
+  t->priv = c;
+  c->h = nbd_create ();
+  if (!c->h)
+    {
+      r = nbd_fail ("create", why, whylen);
+      nbd_t_close (t);
+      return r;
+    }
+  if (nbd_connect_uri (c->h, uri) == -1)
     {
       r = nbd_get_errno ();
       snprintf (why, whylen, "cannot connect to %s: %s", uri, nbd_get_error ());
-      nbd_close (h);
-      free (t);
+      nbd_t_close (t);
       return -(r ? r : ENXIO);
     }
-  size = nbd_get_size (h);
+  size = nbd_get_size (c->h);
   if (size < 0)
     {
       r = nbd_fail ("get_size", why, whylen);
