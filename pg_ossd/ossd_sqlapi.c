@@ -84,6 +84,15 @@ all_devices(List **spcnames)
 	return uris;
 }
 
+/* The device named by a function's first argument, or every device. */
+static List *
+devices_from_arg(FunctionCallInfo fcinfo)
+{
+	if (!PG_ARGISNULL(0))
+		return list_make1(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	return all_devices(NULL);
+}
+
 static char *
 resolve_device(text *arg)
 {
@@ -212,10 +221,7 @@ ossd_device_stats(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (!PG_ARGISNULL(0))
-		uris = list_make1(text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	else
-		uris = all_devices(NULL);
+	uris = devices_from_arg(fcinfo);
 	foreach(lc, uris)
 	{
 		Ossd__Request req = OSSD__REQUEST__INIT;
@@ -340,10 +346,7 @@ ossd_kernels(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (!PG_ARGISNULL(0))
-		uris = list_make1(text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	else
-		uris = all_devices(NULL);
+	uris = devices_from_arg(fcinfo);
 	foreach(lc, uris)
 	{
 		Ossd__Request req = OSSD__REQUEST__INIT;
