@@ -191,17 +191,8 @@ ossd_call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
           int r;
           /* Never wait for a second slot while holding one: take what is
            * free (at least one). */
-          if (k > 0)
-            {
-              bool free_slot = false;
-              pthread_mutex_lock (&o->lock);
-              for (uint32_t j = 0; j < o->n_slots; j++)
-                free_slot |= !o->slots[j].busy;
-              free_slot |= o->n_slots < o->opts.max_slots;
-              pthread_mutex_unlock (&o->lock);
-              if (!free_slot)
-                break;
-            }
+          if (k > 0 && !client_slot_free_now (o))
+            break;
           slots[k] = client_slot_get (o, err);
           if (!slots[k])
             break;
@@ -555,16 +546,8 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           Ossd__Request req = OSSD__REQUEST__INIT;
           Ossd__Read rd = OSSD__READ__INIT;
 
-          if (k > 0)
-            {
-              bool free_slot = o->n_slots < o->opts.max_slots;
-              pthread_mutex_lock (&o->lock);
-              for (uint32_t j = 0; j < o->n_slots; j++)
-                free_slot |= !o->slots[j].busy;
-              pthread_mutex_unlock (&o->lock);
-              if (!free_slot)
-                break;
-            }
+          if (k > 0 && !client_slot_free_now (o))
+            break;
           offs[k] = done + k * piece;
           lens[k] = len - offs[k] < piece ? len - offs[k] : piece;
           rd.obj = &id;

@@ -239,6 +239,19 @@ client_slot_get (ossd_t *o, ossd_error *err)
     }
 }
 
+bool
+client_slot_free_now (ossd_t *o)
+{
+  bool free_slot;
+
+  pthread_mutex_lock (&o->lock);
+  free_slot = o->n_slots < o->opts.max_slots;
+  for (uint32_t j = 0; j < o->n_slots && !free_slot; j++)
+    free_slot = !o->slots[j].busy;
+  pthread_mutex_unlock (&o->lock);
+  return free_slot;
+}
+
 void
 client_slot_put (ossd_t *o, struct client_slot *s)
 {

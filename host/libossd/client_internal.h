@@ -47,6 +47,10 @@ void client_set_error (ossd_error *err, int status, int errnum,
   __attribute__ ((format (printf, 4, 5)));
 struct client_slot *client_slot_get (ossd_t *o, ossd_error *err);
 void client_slot_put (ossd_t *o, struct client_slot *s);
+/* Whether client_slot_get would return at once (a slot of ours is idle or
+ * another may be claimed): callers already holding a slot never wait for
+ * a second one. */
+bool client_slot_free_now (ossd_t *o);
 int client_send (ossd_t *o, struct client_slot *s, const Ossd__Request *req,
                  uint64_t *sequence, ossd_error *err);
 /* Receive one response message for `sequence`; *stream_more tells whether
