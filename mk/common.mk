@@ -20,3 +20,7 @@ $(B)/%.o: %.c
 	$(CC) $(CFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# Keep intermediate objects (test .o files): make would otherwise delete
+# them after the test run and print that after the suite's summary line.
+.SECONDARY:
