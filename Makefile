@@ -24,7 +24,7 @@ include tests/integration/component.mk
 include proto/fuzz/component.mk
 -include pg_ossd/component.mk
 
-.PHONY: all deps check-deps test unit-tests demo fuzz clean
+.PHONY: all deps check-deps test test-programs demo fuzz clean
 all: check-deps $(ALL_TARGETS)
 
 deps:
@@ -36,6 +36,9 @@ check-deps:
 
 test: check-deps all $(TEST_BINS)
 	@tests/harness/run-all $(TEST_SUITES)
+
+# Build every test program without running the suites.
+test-programs: check-deps all $(TEST_BINS)
 
 demo: check-deps all
 	@bench/demo/run-demo

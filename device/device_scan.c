@@ -38,6 +38,7 @@ struct scan_job
   uint16_t *bind, *proj;
   struct ossd_scan_outcol *outputs;
   struct ossd_scan_agg *aggs;
+  struct ossd_scan_const *consts;
   struct scan_kernel filter, map;
   bool use_jit;
   const char *mode_name;              /* as run: "jit" or "interpreter" */
@@ -64,6 +65,7 @@ scan_job_free (struct scan_job *j)
   scan_kernel_release (&j->map);
   if (j->req)
     ossd__request__free_unpacked (j->req, NULL);
+  free (j->consts);
   free (j->targets);
   free (j->ranges);
   free (j->target_oid);
@@ -266,8 +268,9 @@ scan_translate (struct scan_job *j)
   j->proj = calloc (s->n_projection + 1, sizeof *j->proj);
   j->outputs = calloc (s->n_outputs + 1, sizeof *j->outputs);
   j->aggs = calloc (s->n_aggs + 1, sizeof *j->aggs);
+  j->consts = calloc (s->n_filter_args + 1, sizeof *j->consts);
   if (!j->targets || !j->target_oid || !j->target_pid || !j->ranges || !j->attrs
-      || !j->bind || !j->proj || !j->outputs || !j->aggs)
+      || !j->bind || !j->proj || !j->outputs || !j->aggs || !j->consts)
     {
       snprintf (j->err, sizeof j->err, "SCAN: out of memory");
       return -ENOMEM;
@@ -334,10 +337,20 @@ scan_translate (struct scan_job *j)
       j->aggs[i].kind = (uint8_t) s->aggs[i]->kind;
       j->aggs[i].input = s->aggs[i]->input;
     }
-  if (s->n_filter_args)
+  /* constant kernel arguments: referenced[i] == 0 takes the next one */
+  if (s->n_const_types != s->n_filter_args
+      || (s->n_const_nulls && s->n_const_nulls != s->n_filter_args))
     {
-      snprintf (j->err, sizeof j->err, "SCAN: constant kernel arguments are not supported by this drive firmware");
-      return -ENOTSUP;
+      snprintf (j->err, sizeof j->err, "SCAN: %zu constant arguments with %zu types and %zu null flags",
+                s->n_filter_args, s->n_const_types, s->n_const_nulls);
+      return -EINVAL;
+    }
+  for (size_t k = 0; k < s->n_filter_args; k++)
+    {
+      j->consts[k].type_oid = s->const_types[k];
+      j->consts[k].isnull = s->n_const_nulls && s->const_nulls[k];
+      j->consts[k].img = s->filter_args[k].data;
+      j->consts[k].len = (uint32_t) s->filter_args[k].len;
     }
 
   struct ossd_scan_request *r = &j->sr;
@@ -348,6 +361,8 @@ scan_translate (struct scan_job *j)
   r->snapshot_xmin = s->snapshot_xmin;
   r->nbind = (uint32_t) s->n_referenced;
   r->bind = j->bind;
+  r->nconst = (uint32_t) s->n_filter_args;
+  r->consts = j->consts;
   r->nout = (uint32_t) s->n_outputs;
   r->outputs = j->outputs;
   r->nproj = (uint32_t) s->n_projection;

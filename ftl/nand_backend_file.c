@@ -7,9 +7,16 @@
  * was written.  Program = pwrite data then pwrite OOB (a page whose OOB is
  * absent or torn is treated as never programmed); erase = zero the OOB of
  * the block and punch a hole over its data; sync = fdatasync.
+ *
+ * Reads of data pages come from a read-only shared mapping of the data
+ * area when the image is large enough to hold it: a scan reads gigabytes
+ * of pages, and a memcpy from the page cache costs a fraction of a pread
+ * system call per page.  Writes still go through pwrite (and fdatasync),
+ * which the shared mapping sees at once.
  */
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +28,8 @@ struct file_backend
   int fd;
   struct nand_file_layout lay;
   uint8_t *zero_oob;          /* pages_per_block * oob_size zeros */
+  const uint8_t *data_map;    /* the data area, mapped read-only, or NULL */
+  size_t data_map_len;
 };
 
 static uint64_t
@@ -85,6 +94,12 @@ fb_read_sector (struct nand_backend *be, uint64_t page, uint32_t slot,
   struct file_backend *fb = (struct file_backend *) be;
   uint64_t off = fb->lay.data_off + page * be->geo->page_size
     + (uint64_t) slot * FTL_SECTOR;
+  if (fb->data_map && page < be->geo->total_pages)
+    {
+      memcpy (buf, fb->data_map + (off - fb->lay.data_off),
+              (size_t) nslots * FTL_SECTOR);
+      return 0;
+    }
   return io_full (fb->fd, buf, (size_t) nslots * FTL_SECTOR, off, false);
 }
 
@@ -149,10 +164,33 @@ static void
 fb_close (struct nand_backend *be)
 {
   struct file_backend *fb = (struct file_backend *) be;
+  if (fb->data_map)
+    munmap ((void *) fb->data_map, fb->data_map_len);
   if (fb->fd >= 0)
     close (fb->fd);
   free (fb->zero_oob);
   free (fb);
+}
+
+/* Map the data area if the image covers it (an image cut short would
+ * fault on access; such an image keeps to pread, which reads zeros past
+ * its end).  OSSD_NAND_NO_MMAP=1 keeps every read on pread. */
+static void
+map_data_area (struct file_backend *fb, const struct nand_geometry *g)
+{
+  struct stat st;
+  size_t len = (size_t) (g->total_pages * g->page_size);
+  const char *no = getenv ("OSSD_NAND_NO_MMAP");
+
+  if ((no && *no && *no != '0') || len == 0 || fstat (fb->fd, &st) < 0
+      || (uint64_t) st.st_size < fb->lay.data_off + len)
+    return;
+  void *p = mmap (NULL, len, PROT_READ, MAP_SHARED, fb->fd,
+                  (off_t) fb->lay.data_off);
+  if (p == MAP_FAILED)
+    return;
+  fb->data_map = p;
+  fb->data_map_len = len;
 }
 
 static const struct nand_backend_ops file_ops = {
@@ -220,6 +258,8 @@ nand_backend_file_create (const char *path, const struct nand_geometry *g,
           return ftl_fail (err, -ENOMEM, "out of memory");
         }
     }
+  if (g && lay)
+    map_data_area (fb, g);
   *out = &fb->be;
   return 0;
 }

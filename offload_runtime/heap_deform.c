@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define OSSD_SCAN_INTERNAL
 #include "ossd_scan.h"
@@ -58,7 +60,7 @@ missing_value (const struct ossd_scan_attr *a, struct ossd_datum *d)
 }
 
 /* Size of the varlena image at p (avail bytes left).  0 if malformed. */
-static uint32_t
+static inline uint32_t
 varlena_size (const uint8_t *p, uint32_t avail, uint8_t *flags)
 {
   if (avail < 1)
@@ -86,6 +88,13 @@ varlena_size (const uint8_t *p, uint32_t avail, uint8_t *flags)
   if ((b0 & 0x03) == 0x02)
     *flags = OSSD_DF_COMPRESSED;
   return size >= 4 ? size : 0;
+}
+
+uint32_t
+ossd_varlena_image_size (const uint8_t *p, uint32_t avail, uint8_t *flags)
+{
+  *flags = 0;
+  return varlena_size (p, avail, flags);
 }
 
 int
@@ -214,4 +223,149 @@ ossd_type_tag_of (uint32_t type_oid)
     case OSSD_PG_CHAROID: return OSSD_T_CHAR;
     default: return OSSD_T_NONE;
     }
+}
+
+/* ---- planned deforming: the per-scan fast path ----
+ *
+ * Most tuples of a scan have no nulls and all attributes up to the last
+ * one wanted.  For those, the attributes before the first variable-length
+ * one sit at fixed offsets from t_hoff (PostgreSQL's attcacheoff; t_hoff
+ * is MAXALIGNed, so alignment relative to it is alignment in the tuple),
+ * and the rest need no null or missing-value checks.  Other tuples take
+ * ossd_deform. */
+
+#define STEP_WANT  0x01
+#define STEP_BYVAL 0x02
+
+int
+ossd_deform_plan_init (struct ossd_deform_plan *p, const struct ossd_scan_attr *attrs,
+                       uint32_t natts, uint32_t upto, const bool *want)
+{
+  memset (p, 0, sizeof *p);
+  if (upto > natts)
+    upto = natts;
+  p->attrs = attrs;
+  p->natts = natts;
+  p->upto = upto;
+  p->want = want;
+  p->steps = calloc (upto ? upto : 1, sizeof *p->steps);
+  if (!p->steps)
+    return -ENOMEM;
+  uint32_t off = 0;
+  bool fixed = true;
+  for (uint32_t i = 0; i < upto; i++)
+    {
+      struct ossd_deform_step *st = &p->steps[i];
+      st->len = attrs[i].len;
+      st->align = attrs[i].align ? attrs[i].align : 1;
+      st->flags = (uint8_t) ((want[i] ? STEP_WANT : 0) | (attrs[i].byval ? STEP_BYVAL : 0));
+      if (fixed && attrs[i].len > 0)
+        {
+          off = align_up (off, st->align);
+          st->fixed_off = off;
+          off += (uint32_t) attrs[i].len;
+          p->nfixed = i + 1;
+          p->fixed_end = off;
+        }
+      else
+        fixed = false;
+    }
+  return 0;
+}
+
+void
+ossd_deform_plan_free (struct ossd_deform_plan *p)
+{
+  free (p->steps);
+  p->steps = NULL;
+}
+
+static inline void
+put_datum (const struct ossd_deform_step *st, const uint8_t *at, uint32_t size,
+           uint8_t flags, struct ossd_datum *d)
+{
+  d->isnull = false;
+  d->flags = flags;
+  if (st->flags & STEP_BYVAL)
+    {
+      d->datum = byval_datum (at, st->len);
+      d->ptr = NULL;
+      d->len = 0;
+    }
+  else
+    {
+      d->datum = 0;
+      d->ptr = at;
+      d->len = size;
+    }
+}
+
+int
+ossd_deform_planned (const struct ossd_deform_plan *p, const uint8_t *tup, uint32_t tuplen,
+                     struct ossd_datum *out, char *err, size_t errlen)
+{
+  uint16_t infomask2 = ossd_rd16 (tup + OSSD_PG_HT_INFOMASK2);
+  uint16_t infomask = ossd_rd16 (tup + OSSD_PG_HT_INFOMASK);
+  uint32_t hoff = tup[OSSD_PG_HT_HOFF];
+
+  if ((infomask & OSSD_PG_HEAP_HASNULL) || (infomask2 & OSSD_PG_HEAP_NATTS_MASK) < p->upto
+      || hoff + p->fixed_end > tuplen)
+    return ossd_deform (tup, tuplen, p->attrs, p->natts, p->upto, p->want, out, err, errlen);
+
+  uint32_t i = 0, off = hoff + p->fixed_end;
+  for (; i < p->nfixed; i++)
+    if (p->steps[i].flags & STEP_WANT)
+      put_datum (&p->steps[i], tup + hoff + p->steps[i].fixed_off,
+                 (uint32_t) p->steps[i].len, 0, &out[i]);
+  for (; i < p->upto; i++)
+    {
+      const struct ossd_deform_step *st = &p->steps[i];
+      uint32_t size;
+      uint8_t flags = 0;
+      if (st->len == -1)
+        {
+          /* a non-zero byte at the unaligned position is a 1-byte header */
+          if (off >= tuplen || tup[off] == 0)
+            off = align_up (off, st->align);
+          if (off >= tuplen)
+            goto overrun;
+          uint8_t b0 = tup[off];
+          if ((b0 & 0x01) && b0 != 0x01)
+            size = b0 >> 1;      /* short varlena, the common case */
+          else
+            {
+              size = varlena_size (tup + off, tuplen - off, &flags);
+              if (size == 0)
+                {
+                  snprintf (err, errlen, "attnum %u: malformed varlena header at offset %u",
+                            i + 1, off);
+                  return -EINVAL;
+                }
+            }
+        }
+      else if (st->len > 0)
+        {
+          off = align_up (off, st->align);
+          size = (uint32_t) st->len;
+        }
+      else
+        {
+          if (off > tuplen)
+            goto overrun;
+          const uint8_t *nul = memchr (tup + off, 0, tuplen - off);
+          if (!nul)
+            goto overrun;
+          size = (uint32_t) (nul - (tup + off)) + 1;
+        }
+      if (off > tuplen || size > tuplen - off)
+        goto overrun;
+      if (st->flags & STEP_WANT)
+        put_datum (st, tup + off, size, flags, &out[i]);
+      off += size;
+    }
+  return 0;
+overrun:
+  snprintf (err, errlen, "attnum %u: data at offset %u runs past the tuple (length %u)",
+            i + 1, off, tuplen);
+  return -EINVAL;
 }

@@ -155,6 +155,16 @@ ossd_interp_run (const struct ossd_prog *prog, struct ossd_kctx *ctx,
                 && !ossd_rt_access_ok (prog, ctx, stack_top, ax->region, ax->col,
                                        addr, SIZE_BYTES (code), false))
               return fault (st, OSSD_RT_FAULT, pc, "load out of bounds");
+            if (ax->flags & OSSD_AUX_COLPTR)
+              {
+                ossd_rt_col_materialize (ctx, addr, st);
+                if (st->row_to_host)
+                  {
+                    st->r0 = OSSD_ROW_TO_HOST;
+                    st->insns_executed = executed;
+                    return OSSD_ROW_TO_HOST;
+                  }
+              }
             *d = load_mem (addr, OSSD_BPF_SIZE (code),
                            OSSD_BPF_MODE (code) == OSSD_BPF_MEMSX);
             pc++;

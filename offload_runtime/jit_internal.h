@@ -129,6 +129,11 @@ int64_t ossd_jit_rt_budget_fault (struct ossd_exec_state *st, const struct ossd_
 uint64_t ossd_jit_rt_access_ok (const struct ossd_prog *prog, const struct ossd_kctx *ctx,
                                 uint64_t stack_top, uint64_t region, uint64_t col,
                                 uint64_t addr, uint64_t size, uint64_t write);
+/* ossd_rt_col_materialize with the helper signature (ctx, addr, -, -, -,
+ * st), so generated code calls it through helper_ty. */
+uint64_t ossd_jit_rt_materialize (uint64_t ctx, uint64_t addr, uint64_t unused1,
+                                  uint64_t unused2, uint64_t unused3,
+                                  struct ossd_exec_state *st);
 /* Reason texts, identical to the interpreter's. */
 extern const char ossd_jit_reason_load[], ossd_jit_reason_store[], ossd_jit_reason_helper[],
   ossd_jit_reason_unreachable[];

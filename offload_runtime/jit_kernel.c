@@ -57,6 +57,14 @@ ossd_jit_rt_access_ok (const struct ossd_prog *prog, const struct ossd_kctx *ctx
                             size, write != 0);
 }
 
+uint64_t
+ossd_jit_rt_materialize (uint64_t ctx, uint64_t addr, uint64_t unused1, uint64_t unused2,
+                         uint64_t unused3, struct ossd_exec_state *st)
+{
+  ossd_rt_col_materialize ((const struct ossd_kctx *) (uintptr_t) ctx, addr, st);
+  return 0;
+}
+
 static struct ossd_prog *
 clone_prog (const struct ossd_prog *p)
 {

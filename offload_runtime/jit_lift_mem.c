@@ -113,6 +113,24 @@ emit_check (struct ossd_jit_lifter *L, uint32_t pc, uint8_t region, uint8_t col,
   L->checks++;
 }
 
+/* After a helper (or a column conversion): leave with OSSD_ROW_TO_HOST if
+ * it gave up on the row. */
+static void
+emit_row_to_host_exit (struct ossd_jit_lifter *L)
+{
+  LLVMValueRef th = LLVMBuildLoad2 (L->b, L->i32,
+                                    ossd_jit_st_field (L, offsetof (struct ossd_exec_state, row_to_host),
+                                                       L->i32), "");
+  LLVMBasicBlockRef host = LLVMAppendBasicBlockInContext (L->cx, L->fn, "to_host");
+  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntNE, th, LLVMConstInt (L->i32, 0, 0), ""),
+                   host, go);
+  LLVMPositionBuilderAtEnd (L->b, host);
+  ossd_jit_emit_return (L, ossd_jit_const64 (L, OSSD_ROW_TO_HOST),
+                        ossd_jit_const64 (L, OSSD_ROW_TO_HOST));
+  LLVMPositionBuilderAtEnd (L->b, go);
+}
+
 /* Pointer for an access at reg + off: frame-pointer-relative accesses in
  * the frame address the stack alloca directly (lets LLVM promote spills). */
 static LLVMValueRef
@@ -130,6 +148,22 @@ access_ptr (struct ossd_jit_lifter *L, unsigned reg, int16_t off, unsigned bytes
   return LLVMBuildIntToPtr (L->b, addr, LLVMPointerType (ty, 0), "");
 }
 
+/* A load of a column's data pointer: convert a lazily bound column first
+ * (ossd_rt_col_materialize through a helper-shaped wrapper), and leave
+ * with OSSD_ROW_TO_HOST if it cannot be converted, as after a helper. */
+static void
+emit_materialize (struct ossd_jit_lifter *L, LLVMValueRef addr)
+{
+  LLVMValueRef args[6] = {
+    L->ctx_int, addr, ossd_jit_const64 (L, 0),
+    ossd_jit_const64 (L, 0), ossd_jit_const64 (L, 0), L->st,
+  };
+  LLVMValueRef f = const_ptr (L, (const void *) ossd_jit_rt_materialize,
+                              LLVMPointerType (L->helper_ty, 0));
+  LLVMBuildCall2 (L->b, L->helper_ty, f, args, 6, "");
+  emit_row_to_host_exit (L);
+}
+
 void
 ossd_jit_lift_ldx (struct ossd_jit_lifter *L, uint32_t pc)
 {
@@ -142,6 +176,8 @@ ossd_jit_lift_ldx (struct ossd_jit_lifter *L, uint32_t pc)
   if (ax->flags & OSSD_AUX_CHECK)
     emit_check (L, pc, ax->region, ax->col, addr, ossd_jit_const64 (L, bytes), false,
                 ossd_jit_reason_load);
+  if (ax->flags & OSSD_AUX_COLPTR)
+    emit_materialize (L, addr);
   LLVMValueRef v = LLVMBuildLoad2 (L->b, ty, access_ptr (L, in->src_reg, in->off, bytes, addr, ty), "");
   LLVMSetAlignment (v, 1);
   if (ty != L->i64)
@@ -206,15 +242,5 @@ ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
   LLVMValueRef r0 = LLVMBuildCall2 (L->b, L->helper_ty, f, args, 6, "");
   LLVMBuildStore (L->b, r0, L->regs[OSSD_R0]);
 
-  LLVMValueRef th = LLVMBuildLoad2 (L->b, L->i32,
-                                    ossd_jit_st_field (L, offsetof (struct ossd_exec_state, row_to_host),
-                                                       L->i32), "");
-  LLVMBasicBlockRef host = LLVMAppendBasicBlockInContext (L->cx, L->fn, "to_host");
-  LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
-  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntNE, th, LLVMConstInt (L->i32, 0, 0), ""),
-                   host, go);
-  LLVMPositionBuilderAtEnd (L->b, host);
-  ossd_jit_emit_return (L, ossd_jit_const64 (L, OSSD_ROW_TO_HOST),
-                        ossd_jit_const64 (L, OSSD_ROW_TO_HOST));
-  LLVMPositionBuilderAtEnd (L->b, go);
+  emit_row_to_host_exit (L);
 }

@@ -55,11 +55,11 @@ interp_exec (void *kernel, struct ossd_kctx *ctx, void *state)
 struct ossd_scan_kernel
 ossd_jit_scan_kernel (struct ossd_jit_kernel *k)
 {
-  return (struct ossd_scan_kernel) { jit_exec, k, state_new, state_free };
+  return (struct ossd_scan_kernel) { jit_exec, k, state_new, state_free, true };
 }
 
 struct ossd_scan_kernel
 ossd_interp_scan_kernel (const struct ossd_prog *prog)
 {
-  return (struct ossd_scan_kernel) { interp_exec, (void *) prog, state_new, state_free };
+  return (struct ossd_scan_kernel) { interp_exec, (void *) prog, state_new, state_free, true };
 }

@@ -12,48 +12,27 @@ typedef unsigned __int128 u128;
 static const i128 I128_MAX = (i128) (((u128) 1 << 127) - 1);
 static const i128 I128_MIN = -(i128) (((u128) 1 << 127) - 1) - 1;
 
-i128
-ossd_num_get (const struct ossd_numeric *n)
-{
-  return (i128) (((u128) (uint64_t) n->hi << 64) | n->lo);
-}
-
-void
-ossd_num_set (struct ossd_numeric *n, i128 v, int32_t scale)
-{
-  n->lo = (uint64_t) (u128) v;
-  n->hi = (int64_t) (uint64_t) ((u128) v >> 64);
-  n->scale = scale;
-  n->flags = 0;
-}
-
 bool
 ossd_num_scale_ok (int32_t scale)
 {
   return scale >= 0 && scale <= OSSD_NUMERIC_MAX_SCALE;
 }
 
-i128
-ossd_num_pow10 (int e)
-{
-  i128 p = 1;
-  while (e-- > 0)
-    p *= 10;
-  return p;
-}
-
-/* v * 10^e exactly, or false on overflow. */
-bool
-ossd_num_scale_up (i128 v, int e, i128 *out)
-{
-  while (e-- > 0)
-    {
-      if (__builtin_mul_overflow (v, (i128) 10, &v))
-        return false;
-    }
-  *out = v;
-  return true;
-}
+/* 10^0 .. 10^38 (10^38 < 2^127 < 10^39). */
+#define P18 ((i128) 1000000000000000000LL)
+const i128 ossd_num_pow10_table[39] = {
+  1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+  1000000000, 10000000000LL, 100000000000LL, 1000000000000LL,
+  10000000000000LL, 100000000000000LL, 1000000000000000LL,
+  10000000000000000LL, 100000000000000000LL, P18, P18 * 10, P18 * 100,
+  P18 * 1000, P18 * 10000, P18 * 100000, P18 * 1000000, P18 * 10000000,
+  P18 * 100000000, P18 * 1000000000, P18 * 10000000000LL,
+  P18 * 100000000000LL, P18 * 1000000000000LL, P18 * 10000000000000LL,
+  P18 * 100000000000000LL, P18 * 1000000000000000LL,
+  P18 * 10000000000000000LL, P18 * 100000000000000000LL, P18 * P18,
+  P18 * P18 * 10, P18 * P18 * 100,
+};
+#undef P18
 
 int
 ossd_numeric_rescale (const struct ossd_numeric *a, int32_t scale,
@@ -82,7 +61,7 @@ ossd_numeric_cmp (const struct ossd_numeric *a, const struct ossd_numeric *b,
     {
       if (!ossd_num_scale_up (x, b->scale - a->scale, &x))
         {
-          *result = x > 0 ? 1 : -1;
+          *result = x > 0 ? 1 : -1;   /* x keeps its value (and sign) */
           return 0;
         }
     }
@@ -90,7 +69,7 @@ ossd_numeric_cmp (const struct ossd_numeric *a, const struct ossd_numeric *b,
     {
       if (!ossd_num_scale_up (y, a->scale - b->scale, &y))
         {
-          *result = y > 0 ? -1 : 1;
+          *result = y > 0 ? -1 : 1;   /* y keeps its value (and sign) */
           return 0;
         }
     }

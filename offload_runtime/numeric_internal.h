@@ -7,11 +7,51 @@
 
 typedef __int128 i128;
 
-i128 ossd_num_get (const struct ossd_numeric *n);
-void ossd_num_set (struct ossd_numeric *n, i128 v, int32_t scale);
+static inline i128
+ossd_num_get (const struct ossd_numeric *n)
+{
+  return (i128) (((unsigned __int128) (uint64_t) n->hi << 64) | n->lo);
+}
+
+static inline void
+ossd_num_set (struct ossd_numeric *n, i128 v, int32_t scale)
+{
+  n->lo = (uint64_t) (unsigned __int128) v;
+  n->hi = (int64_t) (uint64_t) ((unsigned __int128) v >> 64);
+  n->scale = scale;
+  n->flags = 0;
+}
 bool ossd_num_scale_ok (int32_t scale);
-i128 ossd_num_pow10 (int e);
-bool ossd_num_scale_up (i128 v, int e, i128 *out);
+extern const i128 ossd_num_pow10_table[39];
+
+/* 10^e for 0 <= e <= 38 (1 for e <= 0; callers never ask for more: it
+ * does not fit).  Inline: conversions and rescaling sit on the per-row
+ * path of every scan. */
+static inline i128
+ossd_num_pow10 (int e)
+{
+  if (e <= 0)
+    return 1;
+  return ossd_num_pow10_table[e > 38 ? 38 : e];
+}
+
+/* v * 10^e exactly, or false on overflow (e <= 0 leaves v as it is).
+ * On overflow *out is left untouched, so a caller passing &v keeps v's
+ * sign to decide with. */
+static inline bool
+ossd_num_scale_up (i128 v, int e, i128 *out)
+{
+  i128 r;
+  if (e <= 0 || v == 0)
+    {
+      *out = v;
+      return true;
+    }
+  if (e > 38 || __builtin_mul_overflow (v, ossd_num_pow10_table[e], &r))
+    return false;
+  *out = r;
+  return true;
+}
 int ossd_num_abs_digits (i128 v, char buf[40]);
 bool ossd_num_fits (i128 v);
 

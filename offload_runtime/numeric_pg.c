@@ -65,6 +65,46 @@ ossd_numeric_from_pg (const void *payload, size_t len,
   ndigits = (int) ((len - hdr) / 2);
   if (dscale > OSSD_NUMERIC_MAX_SCALE)
     return -ERANGE;
+  if (ndigits <= 4)
+    {
+      /* The common case (up to 16 decimal digits): Horner's rule in 64
+       * bits, then one exact scaling to dscale. */
+      uint64_t v = 0;
+      for (int i = 0; i < ndigits; i++)
+        {
+          int16_t d;
+          memcpy (&d, p + hdr + 2 * i, 2);
+          if (d < 0 || d >= PG_NBASE)
+            return -EINVAL;
+          v = v * PG_NBASE + (uint64_t) d;
+        }
+      /* v's last digit has decimal exponent 4 * (weight - ndigits + 1) */
+      int exp10 = 4 * (weight - ndigits + 1) + dscale;
+      if (exp10 < 0)
+        {
+          /* places below dscale: exact only if they are all zero.  PG
+           * strips zero digit groups, so 1..3 places is the usual case:
+           * constant divisors, which compile to multiplications. */
+          uint64_t q;
+          switch (exp10)
+            {
+            case -1: q = v / 10; break;
+            case -2: q = v / 100; break;
+            case -3: q = v / 1000; break;
+            default:
+              q = exp10 < -19 ? 0 : v / (uint64_t) ossd_num_pow10 (-exp10);
+              break;
+            }
+          if (q * (uint64_t) ossd_num_pow10 (-exp10) != v)
+            return -ERANGE;
+          v = q;
+          exp10 = 0;
+        }
+      if (!ossd_num_scale_up ((i128) v, exp10, &acc))
+        return -ERANGE;
+      ossd_num_set (out, neg ? -acc : acc, dscale);
+      return 0;
+    }
   for (int i = 0; i < ndigits; i++)
     {
       int16_t d;

@@ -48,6 +48,8 @@ struct scan
   uint32_t ncols;              /* output columns */
   uint32_t upto;               /* deform attributes 1..upto */
   bool *want;                  /* [natts] */
+  struct ossd_deform_plan deform;
+  bool lazy_numeric;           /* every kernel converts bound numerics itself */
   uint8_t bind_tag[OSSD_KCTX_MAX_COLS];
   uint8_t out_tag[OSSD_SCAN_MAX_OUT];
   bool out_byval[OSSD_SCAN_MAX_OUT];
@@ -66,6 +68,7 @@ struct worker
   struct ossd_datum *datums;
   struct ossd_kctx ctx;
   struct ossd_numeric bind_num[OSSD_KCTX_MAX_COLS];
+  int const_reason;            /* OSSD_HR_* if a constant could not be bound */
   void *fstate, *mstate;
   struct ossd_buf rows, hrows;
   uint32_t row_count, hrow_count;
@@ -126,6 +129,28 @@ out_shape (const struct ossd_scan_request *r, uint32_t i, uint8_t *tag, bool *by
     }
 }
 
+/* Storage shape of a constant's type (attlen, byval, align as heap
+ * attributes have them); false for types kernels cannot take. */
+static bool
+const_shape (uint32_t type_oid, struct ossd_scan_attr *a)
+{
+  *a = (struct ossd_scan_attr) { .type_oid = type_oid, .align = 1 };
+  switch (ossd_type_tag_of (type_oid))
+    {
+    case OSSD_T_BOOL: case OSSD_T_CHAR: a->len = 1; a->byval = true; return true;
+    case OSSD_T_INT2: a->len = 2; a->byval = true; return true;
+    case OSSD_T_INT4: case OSSD_T_DATE: case OSSD_T_OID: case OSSD_T_FLOAT4:
+      a->len = 4; a->byval = true; return true;
+    case OSSD_T_INT8: case OSSD_T_FLOAT8: case OSSD_T_TIMESTAMP: case OSSD_T_TIMESTAMPTZ:
+      a->len = 8; a->byval = true; return true;
+    case OSSD_T_NUMERIC: case OSSD_T_TEXT: case OSSD_T_BPCHAR: case OSSD_T_VARCHAR:
+    case OSSD_T_BYTEA:
+      a->len = -1; return true;
+    case OSSD_T_NAME: a->len = 64; return true;
+    default: return false;
+    }
+}
+
 int
 ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
 {
@@ -162,9 +187,32 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
       VFAIL ("target %u: no ranges", t);
   if (r->nbind > OSSD_KCTX_MAX_COLS || (r->nbind && !r->bind))
     VFAIL ("scan: %u bound columns (max %u)", r->nbind, OSSD_KCTX_MAX_COLS);
+  uint32_t nzero = 0;
+  for (uint32_t i = 0; i < r->nbind; i++)
+    if (r->bind[i] == 0)
+      nzero++;
+  if (nzero != r->nconst || (r->nconst && !r->consts))
+    VFAIL ("scan: %u constant bindings for %u constants", nzero, r->nconst);
+  for (uint32_t k = 0; k < r->nconst; k++)
+    {
+      const struct ossd_scan_const *c = &r->consts[k];
+      struct ossd_scan_attr a;
+      if (!const_shape (c->type_oid, &a))
+        VFAIL ("constant %u: unsupported type %u", k, c->type_oid);
+      if (c->isnull)
+        continue;
+      if (!c->img || (a.len > 0 && c->len != (uint32_t) a.len))
+        VFAIL ("constant %u: %u bytes for a type of length %d", k, c->len, a.len);
+      uint8_t flags = 0;
+      if (a.len == -1 && (c->len == 0 || ossd_varlena_image_size (c->img, c->len, &flags) != c->len
+                          || flags))
+        VFAIL ("constant %u: malformed, compressed or external varlena image", k);
+    }
   for (uint32_t i = 0; i < r->nbind; i++)
     {
       uint32_t an = r->bind[i];
+      if (an == 0)
+        continue;
       if (an < 1 || an > r->natts)
         VFAIL ("binding %u: attnum %u out of range", i, an);
       const struct ossd_scan_attr *a = &r->attrs[an - 1];
@@ -294,61 +342,6 @@ host_block (struct worker *w, uint32_t target, uint32_t relblock, uint32_t reaso
 }
 
 /* Fill ctx->col[] from the deformed tuple.  0 or an OSSD_HR_* reason. */
-static int
-bind_columns (struct worker *w)
-{
-  const struct ossd_scan_request *r = w->sc->req;
-  w->ctx.ncols = r->nbind;
-  for (uint32_t i = 0; i < r->nbind; i++)
-    {
-      const struct ossd_datum *d = &w->datums[r->bind[i] - 1];
-      const struct ossd_scan_attr *a = &r->attrs[r->bind[i] - 1];
-      struct ossd_col *c = &w->ctx.col[i];
-      uint8_t tag = w->sc->bind_tag[i];
-      *c = (struct ossd_col) { .type = tag };
-      if (d->isnull)
-        {
-          c->isnull = 1;
-          continue;
-        }
-      if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
-        return OSSD_HR_TOAST;
-      if (a->byval)
-        {
-          c->value = d->datum;
-          if (tag == OSSD_T_FLOAT4)
-            {
-              float f;
-              uint32_t bits = (uint32_t) d->datum;
-              memcpy (&f, &bits, 4);
-              double x = f;
-              memcpy (&c->value, &x, 8);
-            }
-          continue;
-        }
-      const uint8_t *p = d->ptr;
-      uint32_t len = d->len;
-      if (a->len == -1)
-        ossd_varlena_payload (d->ptr, d->len, &p, &len);
-      if (tag == OSSD_T_NUMERIC)
-        {
-          int rc = ossd_numeric_from_pg (p, len, &w->bind_num[i]);
-          if (rc == -ERANGE)
-            return OSSD_HR_OVERFLOW;
-          if (rc < 0)
-            return OSSD_HR_BAD_DATA;
-          c->data = (uint64_t) (uintptr_t) &w->bind_num[i];
-          c->len = sizeof (struct ossd_numeric);
-          continue;
-        }
-      if (tag == OSSD_T_NAME)
-        len = (uint32_t) strnlen ((const char *) p, len);
-      c->data = (uint64_t) (uintptr_t) p;
-      c->len = len;
-    }
-  return 0;
-}
-
 static uint64_t
 sext (uint64_t v, int len)
 {
@@ -360,6 +353,133 @@ sext (uint64_t v, int len)
     default: return v;
     }
 }
+
+/* ctx->col[i] from a deformed datum d of an attribute (or constant)
+ * shaped like a.  0 or an OSSD_HR_* reason. */
+static int
+bind_one (struct worker *w, uint32_t i, const struct ossd_datum *d,
+          const struct ossd_scan_attr *a)
+{
+  struct ossd_col *c = &w->ctx.col[i];
+  uint8_t tag = w->sc->bind_tag[i];
+  *c = (struct ossd_col) { .type = tag };
+  if (d->isnull)
+    {
+      c->isnull = 1;
+      return 0;
+    }
+  if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
+    return OSSD_HR_TOAST;
+  if (a->byval)
+    {
+      c->value = d->datum;
+      if (tag == OSSD_T_FLOAT4)
+        {
+          float f;
+          uint32_t bits = (uint32_t) d->datum;
+          memcpy (&f, &bits, 4);
+          double x = f;
+          memcpy (&c->value, &x, 8);
+        }
+      return 0;
+    }
+  const uint8_t *p = d->ptr;
+  uint32_t len = d->len;
+  if (a->len == -1)
+    ossd_varlena_payload (d->ptr, d->len, &p, &len);
+  if (tag == OSSD_T_NUMERIC)
+    {
+      c->data = (uint64_t) (uintptr_t) &w->bind_num[i];
+      c->len = sizeof (struct ossd_numeric);
+      if (w->sc->lazy_numeric)
+        {
+          /* converted when a kernel first reads it (numeric_lazy.c) */
+          ossd_numeric_bind_lazy (&w->bind_num[i], p, len);
+          return 0;
+        }
+      int rc = ossd_numeric_from_pg (p, len, &w->bind_num[i]);
+      if (rc == -ERANGE)
+        return OSSD_HR_OVERFLOW;
+      return rc < 0 ? OSSD_HR_BAD_DATA : 0;
+    }
+  if (tag == OSSD_T_NAME)
+    len = (uint32_t) strnlen ((const char *) p, len);
+  c->data = (uint64_t) (uintptr_t) p;
+  c->len = len;
+  return 0;
+}
+
+/* The heap columns of this row; constants were bound once, by
+ * bind_constants. */
+static int
+bind_columns (struct worker *w)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+  w->ctx.ncols = r->nbind;
+  for (uint32_t i = 0; i < r->nbind; i++)
+    {
+      uint16_t an = r->bind[i];
+      if (an == 0)
+        continue;
+      int reason = bind_one (w, i, &w->datums[an - 1], &r->attrs[an - 1]);
+      if (reason)
+        return reason;
+    }
+  return 0;
+}
+
+/* Constant kernel arguments: bound once per worker (kernels cannot write
+ * ctx->col; a numeric is converted on first use and stays so). */
+static void
+bind_constants (struct worker *w)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < r->nbind; i++)
+    {
+      if (r->bind[i] != 0)
+        continue;
+      const struct ossd_scan_const *c = &r->consts[k++];
+      struct ossd_scan_attr a;
+      struct ossd_datum d = { .isnull = c->isnull };
+      const_shape (c->type_oid, &a);
+      if (!c->isnull && a.byval)
+        {
+          uint64_t v = 0;
+          memcpy (&v, c->img, (size_t) a.len);
+          d.datum = sext (v, a.len);
+        }
+      else if (!c->isnull)
+        {
+          d.ptr = c->img;
+          d.len = c->len;
+        }
+      int reason = bind_one (w, i, &d, &a);
+      if (reason && !w->const_reason)
+        w->const_reason = reason;   /* every row its kernel sees goes to the host */
+    }
+}
+
+/* Why a kernel sent its row to the host: a bound numeric it read could
+ * not be converted (the reason bind_columns gave before binding became
+ * lazy), else the kernel's own choice. */
+static uint16_t
+kernel_host_reason (struct worker *w)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+  for (uint32_t i = 0; i < r->nbind; i++)
+    {
+      if (w->sc->bind_tag[i] != OSSD_T_NUMERIC || w->ctx.col[i].isnull)
+        continue;
+      int rc = ossd_numeric_bind_failure (&w->bind_num[i]);
+      if (rc == -ERANGE)
+        return OSSD_HR_OVERFLOW;
+      if (rc < 0)
+        return OSSD_HR_BAD_DATA;
+    }
+  return OSSD_HR_KERNEL;
+}
+
 
 /* Output column values of a matched row into w->outv[] (and, in aggregate
  * mode, w->colin[]).  0 or an OSSD_HR_* reason. */
@@ -473,12 +593,13 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
   int reason = 0;
   uint16_t passed = 0;
   if (sc->upto
-      && ossd_deform (tup, tuplen, r->attrs, r->natts, sc->upto, sc->want, w->datums, w->msg,
-                      sizeof w->msg) < 0)
+      && ossd_deform_planned (&sc->deform, tup, tuplen, w->datums, w->msg, sizeof w->msg) < 0)
     return host_row (w, target, relblock, offnum, OSSD_HR_BAD_DATA, tup, tuplen);
   if (r->filter.exec || r->map.exec)
     {
       reason = bind_columns (w);
+      if (!reason)
+        reason = w->const_reason;
       if (reason)
         return host_row (w, target, relblock, offnum, (uint16_t) reason, tup, tuplen);
       w->ctx.block = relblock;
@@ -497,7 +618,7 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
       if (k == OSSD_ROW_SKIP)
         return 0;
       if (k == OSSD_ROW_TO_HOST)
-        return host_row (w, target, relblock, offnum, OSSD_HR_KERNEL, tup, tuplen);
+        return host_row (w, target, relblock, offnum, kernel_host_reason (w), tup, tuplen);
       passed = OSSD_HR_FLAG_FILTER_PASSED;
     }
   if (r->map.exec)
@@ -514,7 +635,8 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
       if (k == OSSD_ROW_SKIP)
         return 0;
       if (k == OSSD_ROW_TO_HOST)
-        return host_row (w, target, relblock, offnum, OSSD_HR_KERNEL | passed, tup, tuplen);
+        return host_row (w, target, relblock, offnum,
+                         (uint16_t) (kernel_host_reason (w) | passed), tup, tuplen);
     }
   reason = output_columns (w);
   if (reason)
@@ -660,6 +782,7 @@ worker_main (void *arg)
     w->fstate = r->filter.thread_init (r->filter.kernel);
   if (r->map.exec && r->map.thread_init)
     w->mstate = r->map.thread_init (r->map.kernel);
+  bind_constants (w);
   while (!atomic_load (&sc->stop))
     {
       size_t i = atomic_fetch_add (&sc->next_work, 1);
@@ -711,13 +834,20 @@ derive (struct scan *sc)
 {
   const struct ossd_scan_request *r = sc->req;
   sc->agg_mode = r->naggs || r->ngroup_by;
+  sc->lazy_numeric = (!r->filter.exec || r->filter.lazy_columns)
+    && (!r->map.exec || r->map.lazy_columns);
   sc->ncols = r->map.exec ? r->nout : r->nproj;
   sc->chunk_bytes = r->chunk_bytes ? r->chunk_bytes : 64 * 1024;
   sc->want = calloc (r->natts ? r->natts : 1, sizeof (bool));
   if (!sc->want)
     return -ENOMEM;
-  for (uint32_t i = 0; i < r->nbind; i++)
+  for (uint32_t i = 0, k = 0; i < r->nbind; i++)
     {
+      if (r->bind[i] == 0)
+        {
+          sc->bind_tag[i] = ossd_type_tag_of (r->consts[k++].type_oid);
+          continue;
+        }
       sc->want[r->bind[i] - 1] = true;
       sc->bind_tag[i] = ossd_type_tag_of (r->attrs[r->bind[i] - 1].type_oid);
     }
@@ -727,6 +857,8 @@ derive (struct scan *sc)
   for (uint32_t i = 0; i < r->natts; i++)
     if (sc->want[i])
       sc->upto = i + 1;
+  if (ossd_deform_plan_init (&sc->deform, r->attrs, r->natts, sc->upto, sc->want) < 0)
+    return -ENOMEM;
   for (uint32_t i = 0; i < sc->ncols; i++)
     out_shape (r, i, &sc->out_tag[i], &sc->out_byval[i]);
   for (uint32_t a = 0; a < r->naggs; a++)
@@ -876,6 +1008,7 @@ out:
       }
   free (ws);
   free (sc.work);
+  ossd_deform_plan_free (&sc.deform);
   free (sc.want);
   pthread_mutex_destroy (&sc.sink_mu);
   return rc;

@@ -248,6 +248,7 @@ ossd_verifier_check_load (struct verifier *v, struct vstate *s, uint32_t pc)
             memset (&res, 0, sizeof res);
             res.type = V_PTR_COLDATA;
             res.col = (uint8_t) col;
+            ax->flags |= OSSD_AUX_COLPTR;
           }
         break;
       }

@@ -51,6 +51,7 @@
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -293,6 +294,7 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	ss->proj = (List *) list_nth(priv, OSSD_PRIV_PROJ);
 	ss->kernel = strVal(list_nth(priv, OSSD_PRIV_KERNEL));
 	ss->ninsns = intVal(list_nth(priv, OSSD_PRIV_NINSNS));
+	ss->consts = (List *) list_nth(priv, OSSD_PRIV_CONSTS);
 
 	ss->nproj = list_length(ss->proj);
 	ss->proj_attnos = palloc0(sizeof(AttrNumber) * (ss->nproj + 1));
@@ -391,6 +393,61 @@ typedef struct SegPlan
 /*
  * Build and send the SCAN request for the device blocks.
  */
+/*
+ * ossd_filter's constant arguments as the drive takes them: the datum
+ * image (by-value types their attlen bytes, varlena types detoasted with
+ * their header, name its NAMEDATALEN bytes), the type and a null flag.
+ */
+static void
+fill_constant_args(List *consts, Ossd__Scan *sc)
+{
+	int			n = list_length(consts);
+	int			k = 0;
+	ListCell   *lc;
+
+	sc->n_filter_args = n;
+	sc->filter_args = palloc0(sizeof(ProtobufCBinaryData) * n);
+	sc->n_const_types = n;
+	sc->const_types = palloc0(sizeof(uint32) * n);
+	sc->n_const_nulls = n;
+	sc->const_nulls = palloc0(sizeof(protobuf_c_boolean) * n);
+	foreach(lc, consts)
+	{
+		Const	   *c = lfirst(lc);
+		int16		len;
+		bool		byval;
+
+		get_typlenbyval(c->consttype, &len, &byval);
+		sc->const_types[k] = c->consttype;
+		sc->const_nulls[k] = c->constisnull;
+		if (c->constisnull)
+			;
+		else if (byval)
+		{
+			uint8	   *img = palloc(len);
+			int64		v = (int64) c->constvalue;
+
+			/* little-endian attlen bytes, as a heap tuple stores them */
+			memcpy(img, &v, len);
+			sc->filter_args[k].data = img;
+			sc->filter_args[k].len = len;
+		}
+		else if (len == -1)
+		{
+			struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(c->constvalue));
+
+			sc->filter_args[k].data = (uint8_t *) v;
+			sc->filter_args[k].len = VARSIZE_ANY(v);
+		}
+		else
+		{
+			sc->filter_args[k].data = (uint8_t *) DatumGetPointer(c->constvalue);
+			sc->filter_args[k].len = len;
+		}
+		k++;
+	}
+}
+
 static void
 start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 {
@@ -499,6 +556,8 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	i = 0;
 	foreach(lc, ss->bind)
 		sc.referenced[i++] = lfirst_int(lc);
+	if (ss->consts != NIL)
+		fill_constant_args(ss->consts, &sc);
 	sc.n_projection = ss->nproj;
 	sc.projection = palloc(sizeof(uint32) * (ss->nproj + 1));
 	for (i = 0; i < ss->nproj; i++)

@@ -55,6 +55,7 @@ typedef struct OssdScanState
 	/* from the plan */
 	bytea	   *program;
 	List	   *bind;
+	List	   *consts;			/* ossd_filter's constant arguments */
 	List	   *proj;
 	char	   *kernel;
 	int			ninsns;

@@ -125,7 +125,7 @@ choose_device_quals(RelOptInfo *rel)
 		RestrictInfo *ri = lfirst(lc);
 		List	   *attnos;
 
-		if (!ri->pseudoconstant && ossd_kernel_call(ri->clause, rel->relid, &attnos))
+		if (!ri->pseudoconstant && ossd_kernel_call(ri->clause, rel->relid, &attnos, NULL))
 			return list_make1(ri);
 	}
 	foreach(lc, rel->baserestrictinfo)
@@ -257,6 +257,7 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	char	   *why = NULL;
 	Const	   *progc;
 	char	   *kernel = NULL;
+	List	   *kconsts = NIL;
 
 	foreach(lc, clauses)
 	{
@@ -272,7 +273,7 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 	memset(&prog, 0, sizeof(prog));
 	if (list_length(device_exprs) == 1 &&
-		(kernel = ossd_kernel_call(linitial(device_exprs), rel->relid, &prog.bind)) != NULL)
+		(kernel = ossd_kernel_call(linitial(device_exprs), rel->relid, &prog.bind, &kconsts)) != NULL)
 		progc = makeNullConst(BYTEAOID, -1, InvalidOid);
 	else if (device_exprs != NIL)
 	{
@@ -300,6 +301,7 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									   makeString(kernel ? kernel : ""),
 									   NIL);
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(prog.ninsns));
+	cscan->custom_private = lappend(cscan->custom_private, kconsts);
 	return &cscan->scan.plan;
 }
 

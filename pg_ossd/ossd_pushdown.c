@@ -187,19 +187,21 @@ ossd_like_pattern_ok(const char *pat, int len)
 }
 
 /*
- * ossd_filter('kernel', col, col, ...) with a constant name and columns of
- * the scanned relation as arguments: the deployed kernel can run on the
- * drive, with ctx->col[i] bound to the i-th column.  Returns the name and
- * the attnos, or NULL.
+ * ossd_filter('kernel', arg, arg, ...) with a constant name and, as
+ * arguments, columns of the scanned relation or constants of supported
+ * types: the deployed kernel can run on the drive, with ctx->col[i] bound
+ * to the i-th argument.  Returns the name, the attnos (0 for a constant)
+ * and the constants in order, or NULL.
  */
 char *
-ossd_kernel_call(Expr *expr, Index relid, List **attnos)
+ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts)
 {
 	FuncExpr   *f;
 	Const	   *c;
 	char	   *fname;
 	ListCell   *lc;
 	List	   *res = NIL;
+	List	   *cres = NIL;
 
 	if (!IsA(expr, FuncExpr))
 		return NULL;
@@ -219,6 +221,16 @@ ossd_kernel_call(Expr *expr, Index relid, List **attnos)
 
 		while (IsA(a, RelabelType))
 			a = ((RelabelType *) a)->arg;
+		if (IsA(a, Const))
+		{
+			Const	   *k = (Const *) a;
+
+			if (!ossd_type_supported(k->consttype))
+				return NULL;
+			res = lappend_int(res, 0);
+			cres = lappend(cres, k);
+			continue;
+		}
 		if (!IsA(a, Var))
 			return NULL;
 		v = (Var *) a;
@@ -228,5 +240,7 @@ ossd_kernel_call(Expr *expr, Index relid, List **attnos)
 		res = lappend_int(res, v->varattno);
 	}
 	*attnos = res;
+	if (consts)
+		*consts = cres;
 	return TextDatumGetCString(c->constvalue);
 }

@@ -397,6 +397,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		List	   *priv = list_make5(progc, bind, proj, makeString(""), aggpriv);
 
 		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
+		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
 		cp->custom_private = list_make2(priv, scan_tlist);
 	}
 	cp->methods = &ossd_agg_path_methods;

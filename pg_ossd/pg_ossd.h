@@ -78,7 +78,7 @@ extern OssdOpClass ossd_classify_operator(Oid opno, Oid inputcollid,
 										  Oid ltype, Oid rtype, int *strategy);
 extern bool ossd_type_supported(Oid typid);
 extern bool ossd_qual_pushable(Expr *expr, Index relid);
-extern char *ossd_kernel_call(Expr *expr, Index relid, List **attnos);
+extern char *ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts);
 
 /* ossd_qualgen.c */
 typedef struct OssdProgram
@@ -119,6 +119,8 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 #define OSSD_PRIV_KERNEL	3		/* String: deployed kernel name or "" */
 #define OSSD_PRIV_AGG		4		/* List: aggregate spec (ossd_upper.c) or NIL */
 #define OSSD_PRIV_NINSNS	5		/* Integer */
-#define OSSD_PRIV_COUNT		6
+#define OSSD_PRIV_CONSTS	6		/* List of Const: ossd_filter's constant
+									 * arguments (OSSD_PRIV_BIND has 0 there) */
+#define OSSD_PRIV_COUNT		7
 
 #endif							/* PG_OSSD_H */

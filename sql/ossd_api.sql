@@ -32,7 +32,7 @@ VACUUM ANALYZE part;
 CHECKPOINT;
 RESET default_tablespace;
 
-SELECT plan(43);
+SELECT plan(49);
 
 -- functions, views, GUCs
 SELECT has_function('ossd_devices', 'ossd_devices()');
@@ -88,6 +88,26 @@ SELECT results_eq(
   $$SELECT p_partkey FROM part WHERE ossd_filter('green', p_name) ORDER BY 1$$,
   $$SELECT p_partkey FROM part WHERE p_name LIKE '%green%' ORDER BY 1$$,
   'like_filter kernel = LIKE ''%green%''');
+
+-- kernels with constant arguments: bound on the drive once per scan
+SELECT lives_ok($$SELECT ossd_deploy_kernel('between', image) FROM test_kernels WHERE name = 'numeric_between'$$,
+                'deploy the numeric_between example kernel');
+SELECT lives_ok($$SELECT ossd_deploy_kernel('like', image) FROM test_kernels WHERE name = 'like_pattern'$$,
+                'deploy the like_pattern example kernel');
+SELECT results_eq(
+  $$SELECT count(*), sum(l_extendedprice) FROM lineitem WHERE ossd_filter('between', l_discount, 0.02, 0.04::numeric(15,2))$$,
+  $$SELECT count(*), sum(l_extendedprice) FROM lineitem WHERE l_discount BETWEEN 0.02 AND 0.04$$,
+  'numeric_between with numeric constants = BETWEEN');
+SELECT ok(EXISTS (SELECT 1 FROM explain_text($$SELECT count(*) FROM lineitem WHERE ossd_filter('between', l_discount, 0.02, 0.04)$$) l
+                  WHERE l LIKE '%Device Kernel: between%'), 'a kernel with constant arguments runs on the drive');
+SELECT results_eq(
+  $$SELECT p_partkey FROM part WHERE ossd_filter('like', p_name, 'dark%' || '1_') ORDER BY 1$$,
+  $$SELECT p_partkey FROM part WHERE p_name LIKE 'dark%1_' ORDER BY 1$$,
+  'like_pattern with a text constant = LIKE');
+SELECT results_eq(
+  $$SELECT count(*) FROM lineitem WHERE ossd_filter('between', l_discount, NULL::numeric, 0.04)$$,
+  $$SELECT 0::bigint$$,
+  'a NULL constant reaches the kernel as NULL');
 SET ossd.enabled = off;
 SELECT results_eq(
   $$SELECT count(*) FROM lineitem WHERE ossd_filter('q6', l_shipdate, l_discount, l_quantity)$$,
@@ -137,5 +157,6 @@ SELECT ok(NOT EXISTS (SELECT 1 FROM explain_text($$SELECT count(*) FROM lineitem
                       WHERE l LIKE '%OssdScan%'), 'relations below ossd.min_relation_pages are not offloaded');
 RESET ossd.min_relation_pages;
 
-SELECT ok(ossd_drop_kernel('q6') AND ossd_drop_kernel('green') AND ossd_drop_kernel('faulty'), 'ossd_drop_kernel');
+SELECT ok(ossd_drop_kernel('q6') AND ossd_drop_kernel('green') AND ossd_drop_kernel('faulty')
+          AND ossd_drop_kernel('between') AND ossd_drop_kernel('like'), 'ossd_drop_kernel');
 SELECT * FROM finish();

@@ -25,6 +25,13 @@
  *   - return value of a run: >= 0 is the kernel's verdict (low 32 bits of
  *     r0, zero-extended; OSSD_ROW_TO_HOST when a helper gave up), < 0 is
  *     a kernel fault (OSSD_RT_FAULT, OSSD_RT_BUDGET) to report.
+ *   - a NUMERIC column may be bound lazily (ossd_numeric_bind_lazy): the
+ *     interpreter and the JIT call ossd_rt_col_materialize before every
+ *     load of a col[i].data pointer (OSSD_AUX_COLPTR), so a kernel only
+ *     ever sees converted values and a row pays for the conversion of
+ *     just the columns its kernel reached.  A value that cannot be
+ *     converted ends the run with OSSD_ROW_TO_HOST, and
+ *     ossd_numeric_bind_failure tells the caller why.
  */
 #ifndef OSSD_RT_H
 #define OSSD_RT_H
@@ -66,6 +73,8 @@ enum ossd_region
 #define OSSD_AUX_DIV_ZERO  0x04 /* DIV/MOD by register that may be 0 (x/0 = 0, x%0 = x) */
 #define OSSD_AUX_DIV_OVF   0x08 /* signed DIV/MOD that may see INT_MIN / -1 (wraps; mod = 0) */
 #define OSSD_AUX_RODATA_PTR 0x10 /* lddw loading a rodata pointer */
+#define OSSD_AUX_COLPTR    0x20 /* LDX that yields a ctx->col[i].data pointer:
+                                   a lazily bound column is converted first */
 
 /* Per-instruction verifier result (prog->aux[i], one per slot; the second
  * slot of lddw carries nothing). */
@@ -187,6 +196,17 @@ struct ossd_exec_state
   uint64_t r0;              /* full r0 at exit */
 };
 void ossd_exec_state_init (struct ossd_exec_state *st);
+
+/* Lazy NUMERIC binding (see the run-time contract above).  bind_lazy
+ * parks the PostgreSQL payload in *n (converted on first use);
+ * col_materialize converts the column whose data field sits at addr (a
+ * no-op for anything else); bind_failure is 0, -ERANGE (NaN, infinity or
+ * beyond 128 bits) or -EINVAL (malformed) for a column the last run
+ * tried to convert. */
+void ossd_numeric_bind_lazy (struct ossd_numeric *n, const void *payload, uint32_t len);
+void ossd_rt_col_materialize (const struct ossd_kctx *ctx, uint64_t addr,
+                              struct ossd_exec_state *st);
+int ossd_numeric_bind_failure (const struct ossd_numeric *n);
 
 /* Runs one row.  Returns the verdict (r0 & 0xffffffff, or OSSD_ROW_TO_HOST
  * when a helper gave up) or a negative OSSD_RT_* code. */

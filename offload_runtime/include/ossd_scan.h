@@ -204,6 +204,10 @@ struct ossd_scan_kernel
   void *kernel;
   void *(*thread_init) (void *kernel);
   void (*thread_fini) (void *kernel, void *state);
+  bool lazy_columns;           /* exec converts lazily bound columns when the
+                                * kernel loads them (the interpreter and the
+                                * JIT do: ossd_rt.h); else the engine binds
+                                * every column converted */
 };
 
 /* Type of a map kernel output column (pg_type of the expression).  A map
@@ -252,6 +256,17 @@ struct ossd_scan_chunk;
  * scan with that error. */
 typedef int (*ossd_sink_fn) (void *sink_arg, const struct ossd_scan_chunk *chunk);
 
+/* A constant kernel argument (ossd_filter('k', col, 42)): its datum image
+ * as PostgreSQL stores it -- by-value types their length in bytes
+ * (little-endian), varlena types with their header. */
+struct ossd_scan_const
+{
+  uint32_t type_oid;
+  bool isnull;
+  const uint8_t *img;
+  uint32_t len;
+};
+
 struct ossd_scan_request
 {
   uint32_t ntargets;
@@ -260,8 +275,10 @@ struct ossd_scan_request
   const struct ossd_scan_attr *attrs;  /* attrs[i] is attnum i+1 */
   uint32_t snapshot_xmin;
 
-  uint32_t nbind;              /* ctx->col[i] = heap attribute bind[i] (1-based) */
-  const uint16_t *bind;
+  uint32_t nbind;              /* ctx->col[i] = heap attribute bind[i] (1-based), */
+  const uint16_t *bind;        /* or, where bind[i] is 0, the next constant */
+  uint32_t nconst;             /* as many as bind[] has zeros */
+  const struct ossd_scan_const *consts;
   struct ossd_scan_kernel filter;
   struct ossd_scan_kernel map;
   uint32_t nout;               /* map kernel output columns */
@@ -626,6 +643,33 @@ struct ossd_datum
 int ossd_deform (const uint8_t *tup, uint32_t tuplen, const struct ossd_scan_attr *attrs,
                  uint32_t natts, uint32_t upto, const bool *want, struct ossd_datum *out,
                  char *err, size_t errlen);
+/* The same for every tuple of one scan, planned once: leading
+ * fixed-length attributes at precomputed offsets, no null or missing
+ * checks for tuples without nulls; other tuples go through ossd_deform.
+ * attrs and want must outlive the plan. */
+struct ossd_deform_step
+{
+  int16_t len;
+  uint8_t align;
+  uint8_t flags;
+  uint32_t fixed_off;          /* from t_hoff, for the first nfixed steps */
+};
+struct ossd_deform_plan
+{
+  const struct ossd_scan_attr *attrs;
+  const bool *want;
+  uint32_t natts, upto;
+  uint32_t nfixed, fixed_end;
+  struct ossd_deform_step *steps;
+};
+int ossd_deform_plan_init (struct ossd_deform_plan *p, const struct ossd_scan_attr *attrs,
+                           uint32_t natts, uint32_t upto, const bool *want);
+void ossd_deform_plan_free (struct ossd_deform_plan *p);
+int ossd_deform_planned (const struct ossd_deform_plan *p, const uint8_t *tup, uint32_t tuplen,
+                         struct ossd_datum *out, char *err, size_t errlen);
+/* Size of the varlena image at p as its header gives it (0 if malformed
+ * or longer than avail for a 1-byte header); flags gets OSSD_DF_*. */
+uint32_t ossd_varlena_image_size (const uint8_t *p, uint32_t avail, uint8_t *flags);
 /* Varlena payload (without header) of an uncompressed, non-external image. */
 void ossd_varlena_payload (const uint8_t *img, uint32_t imglen, const uint8_t **data,
                            uint32_t *len);

@@ -340,6 +340,50 @@ pg_numeric_parse (void **state)
   assert_num (&n, "0.1");
 }
 
+/* The 64-bit fast path (up to 4 base-10000 digits) against the general
+ * per-digit path: the same value with leading zero digits added (weight
+ * raised to match) takes the general path and must give the same result
+ * or the same refusal. */
+static void
+pg_numeric_fast_path_matches_general (void **state)
+{
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  for (int iter = 0; iter < 200000; iter++)
+    {
+      seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+      int nd = (int) (seed % 5);                 /* 0..4 digits */
+      int weight = (int) ((seed >> 8) % 24) - 12;
+      int dscale = (int) ((seed >> 16) % 20);
+      bool neg = (seed >> 24) & 1;
+      uint8_t fast[4 + 2 * 4], slow[4 + 2 * 9];
+      uint16_t hs = (uint16_t) ((neg ? 0x4000 : 0) | dscale);
+      int16_t w = (int16_t) weight, w2 = (int16_t) (weight + 5);
+      memcpy (fast, &hs, 2);
+      memcpy (fast + 2, &w, 2);
+      memcpy (slow, &hs, 2);
+      memcpy (slow + 2, &w2, 2);
+      memset (slow + 4, 0, 10);                  /* five zero digits */
+      for (int i = 0; i < nd; i++)
+        {
+          seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+          int16_t d = (int16_t) (seed % 10000);
+          if ((seed >> 20) % 3 == 0)
+            d = (int16_t) (d / 1000 * 1000);     /* trailing zeros, exact */
+          memcpy (fast + 4 + 2 * i, &d, 2);
+          memcpy (slow + 14 + 2 * i, &d, 2);
+        }
+      struct ossd_numeric a, b;
+      int ra = ossd_numeric_from_pg (fast, 4 + 2 * (size_t) nd, &a);
+      int rb = ossd_numeric_from_pg (slow, 14 + 2 * (size_t) nd, &b);
+      if (ra != rb)
+        fail_msg ("iteration %d: fast path %d, general path %d (nd %d weight %d dscale %d)",
+                  iter, ra, rb, nd, weight, dscale);
+      if (ra == 0 && (a.lo != b.lo || a.hi != b.hi || a.scale != b.scale))
+        fail_msg ("iteration %d: values differ (nd %d weight %d dscale %d)", iter, nd,
+                  weight, dscale);
+    }
+}
+
 static void
 pg_numeric_roundtrip_random (void **state)
 {
@@ -379,6 +423,7 @@ main (void)
     cmocka_unit_test (date_hash_semantics),
     cmocka_unit_test (pg_numeric_known_bytes),
     cmocka_unit_test (pg_numeric_parse),
+    cmocka_unit_test (pg_numeric_fast_path_matches_general),
     cmocka_unit_test (pg_numeric_roundtrip_random),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -15,6 +15,8 @@
 
 #include "heap_page_builder.h"
 #include "ossd_rt.h"
+#include "ossd_jit.h"
+#include "rt_corpus.h"
 
 /* ---- a synthetic relation: (id int4, grp int4, name text, amt numeric,
  * f float8), 40 rows per page.  name is NULL when id % 7 == 0. */
@@ -855,6 +857,170 @@ test_validation (void **state)
   rel_free (r);
 }
 
+/* ---- lazily bound numerics and constant arguments, through the
+ * interpreter and the JIT (the executors that convert on load) */
+
+/* rel_new's relation with row 42's numeric replaced by NaN */
+static struct rel *
+rel_with_nan (void)
+{
+  struct rel *r = rel_new ();
+  struct pb p;
+  pb_init (&p);
+  for (int i = 0; i < PER_PAGE; i++)
+    {
+      int id = PER_PAGE + i;
+      if (id != 42)
+        {
+          add_row (&p, id, OSSD_PG_HEAP_XMIN_FROZEN, 100, false);
+          continue;
+        }
+      struct tb t;
+      bool nulls[5] = { false };
+      static const uint8_t nan[] = { 0x00, 0xc0 };
+      tb_init (&t, 5, OSSD_PG_HEAP_XMIN_FROZEN, 100, nulls);
+      tb_i32 (&t, id);
+      tb_i32 (&t, id % 5);
+      tb_text (&t, "n0042");
+      tb_varlena (&t, nan, sizeof nan, 4);
+      tb_f64 (&t, id * 0.5);
+      pb_add (&p, &t);
+    }
+  memcpy (r->pages[1], p.page, OSSD_PG_BLCKSZ);
+  return r;
+}
+
+static struct ossd_prog *
+verified (const struct ossd_insn *insns, uint32_t n)
+{
+  struct ossd_prog *p;
+  char err[256];
+  assert_int_equal (ossd_prog_from_insns (insns, n, NULL, 0, &p, err, sizeof err), 0);
+  if (ossd_prog_verify (p, err, sizeof err) != 0)
+    fail_msg ("verifier: %s", err);
+  return p;
+}
+
+#define COL_DATA(i) ((int16_t) offsetof (struct ossd_kctx, col[i].data))
+
+static void
+run_lazy_case (struct ossd_scan_kernel filter, const uint16_t *bind, uint32_t nbind,
+               const struct ossd_scan_const *consts, uint32_t nconst,
+               uint32_t want_rows, uint32_t want_hrows, uint16_t want_reason)
+{
+  struct rel *r = rel_with_nan ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t proj1[] = { 1 };
+  q.nbind = nbind;
+  q.bind = bind;
+  q.nconst = nconst;
+  q.consts = consts;
+  q.filter = filter;
+  q.nproj = 1;
+  q.proj = proj1;
+  q.workers = 2;
+  char err[256] = "";
+  if (ossd_scan_run (&q, NULL, err, sizeof err) != 0)
+    fail_msg ("scan: %s", err);
+  assert_int_equal (s.nrows, want_rows);
+  assert_int_equal (s.nhrows, want_hrows);
+  if (want_hrows)
+    {
+      size_t pos = 0;
+      struct ossd_host_row_view h;
+      assert_int_equal (ossd_host_row_read (s.hrows.data, s.hrows.len, &pos, &h), 1);
+      assert_int_equal (h.reason, want_reason);
+      assert_int_equal (h.block, 1);
+      assert_int_equal (h.offnum, 42 - PER_PAGE + 1);
+    }
+  sink_free (&s);
+  rel_free (r);
+}
+
+static void
+test_lazy_numeric_binding (void **state)
+{
+  /* reads amt's pointer on every row: the NaN row goes to the host */
+  const struct ossd_insn reads[] = {
+    LDX (DW, 2, 1, COL_DATA (1)), RET (1),
+  };
+  /* binds amt but never reads it: no conversion, nothing for the host */
+  const struct ossd_insn ignores[] = { RET (1) };
+  /* amt < 50.00 (a constant argument): ids 0..39 */
+  const struct ossd_insn below[] = {
+    LDX (DW, 6, 1, COL_DATA (0)), LDX (DW, 2, 1, COL_DATA (1)), MOVR (1, 6),
+    CALL (NUMERIC_CMP), JI (JSGE, 0, 0, 2), RET (1), RET (0),
+  };
+  static const uint16_t bind_id_amt[] = { 1, 4 }, bind_amt_const[] = { 4, 0 };
+  struct ossd_numeric fifty = { .lo = 5000, .scale = 2 };
+  uint8_t img[OSSD_NUMERIC_PG_MAXLEN];
+  size_t len;
+  assert_int_equal (ossd_numeric_to_pg (&fifty, img, sizeof img, &len), 0);
+  const struct ossd_scan_const c50 = { OSSD_PG_NUMERICOID, false, img, (uint32_t) len };
+
+  struct ossd_prog *p_reads = verified (reads, sizeof reads / sizeof reads[0]);
+  struct ossd_prog *p_ignores = verified (ignores, sizeof ignores / sizeof ignores[0]);
+  struct ossd_prog *p_below = verified (below, sizeof below / sizeof below[0]);
+  for (int jit = 0; jit < 2; jit++)
+    {
+      struct ossd_jit_kernel *k[3] = { NULL };
+      struct ossd_scan_kernel f[3];
+      const struct ossd_prog *ps[3] = { p_reads, p_ignores, p_below };
+      char err[256];
+      for (int i = 0; i < 3; i++)
+        {
+          if (jit)
+            {
+              if (ossd_jit_compile (ps[i], &k[i], err, sizeof err) != 0)
+                fail_msg ("jit: %s", err);
+              f[i] = ossd_jit_scan_kernel (k[i]);
+            }
+          else
+            f[i] = ossd_interp_scan_kernel (ps[i]);
+        }
+      run_lazy_case (f[0], bind_id_amt, 2, NULL, 0, NROWS - 1, 1, OSSD_HR_OVERFLOW);
+      run_lazy_case (f[1], bind_id_amt, 2, NULL, 0, NROWS, 0, 0);
+      run_lazy_case (f[2], bind_amt_const, 2, &c50, 1, 40, 1, OSSD_HR_OVERFLOW);
+      for (int i = 0; i < 3; i++)
+        if (k[i])
+          ossd_jit_release (k[i]);
+    }
+  ossd_prog_free (p_reads);
+  ossd_prog_free (p_ignores);
+  ossd_prog_free (p_below);
+}
+
+static void
+test_constant_validation (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1, 0 };
+  static const uint8_t four[] = { 1, 0, 0 };
+  const struct ossd_scan_const bad_len = { OSSD_PG_INT4OID, false, four, 3 };
+  q.nbind = 2;
+  q.bind = bind;
+  q.filter.exec = filter_all;
+  char err[256] = "";
+  /* a zero binding without a constant */
+  assert_int_equal (ossd_scan_validate (&q, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "constant"));
+  q.nconst = 1;
+  q.consts = &bad_len;
+  assert_int_equal (ossd_scan_validate (&q, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "3 bytes"));
+  sink_free (&s);
+  rel_free (r);
+}
+
 int
 main (void)
 {
@@ -870,6 +1036,8 @@ main (void)
     cmocka_unit_test (test_kernel_fault_and_sink_error),
     cmocka_unit_test (test_mvcc_rule_in_scan),
     cmocka_unit_test (test_map_kernel),
+    cmocka_unit_test (test_lazy_numeric_binding),
+    cmocka_unit_test (test_constant_validation),
     cmocka_unit_test (test_validation),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

@@ -97,6 +97,8 @@ chmod 644 "$work"/*.o
 psql_q -d regress_ossd -c "CREATE TABLE test_kernels AS
   SELECT 'q6_filter' AS name, pg_read_binary_file('$work/q6_filter.o') AS image
   UNION ALL SELECT 'like_filter', pg_read_binary_file('$work/like_filter.o')
+  UNION ALL SELECT 'numeric_between', pg_read_binary_file('$work/numeric_between.o')
+  UNION ALL SELECT 'like_pattern', pg_read_binary_file('$work/like_pattern.o')
   UNION ALL SELECT 'evil', pg_read_binary_file('$work/evil.o')
   UNION ALL SELECT 'faulty', pg_read_binary_file('$work/faulty.o')" >/dev/null
 
