@@ -53,6 +53,10 @@ struct ossd_slot
   struct resp_msg *head, *tail;
   uint32_t queued;             /* messages in the queue */
   pthread_cond_t space;        /* a stream producer waits for room */
+  /* An ACK_IN_WRITE request being dispatched: its successful answer is
+   * not queued, only noted (device_slots.c). */
+  uint64_t ack_sequence;
+  bool ack_armed, ack_ok;
   /* A streaming command (SCAN) runs on its own thread. */
   bool stream_running;
   pthread_t stream_thread;

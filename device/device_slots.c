@@ -12,6 +12,13 @@
  *    reached through the owner's response window;
  *  - a malformed frame whose header names the owner's nonce gets an
  *    error response naming the problem.
+ *
+ * A one-chunk WRITE request flagged ACK_IN_WRITE is answered by the block
+ * WRITE that carried it: the command has run (and the drive holds the
+ * bytes) when that WRITE completes; success queues no response, failure
+ * queues the error response as usual and fails the block WRITE with EIO
+ * so that the host reads it.  The host saves the read of the response
+ * window, one transport round trip per command.
  */
 #include <endian.h>
 #include <errno.h>
@@ -243,9 +250,21 @@ void
 device_slot_respond (struct ossd_slot *s, uint64_t sequence,
                      const Ossd__Response *resp, bool stream_more)
 {
-  size_t len = ossd__response__get_packed_size (resp);
-  uint8_t *buf = malloc (len ? len : 1);
+  size_t len;
+  uint8_t *buf;
 
+  if (resp->status == OSSD__STATUS__OK && !stream_more)
+    {
+      bool acked = false;
+      pthread_mutex_lock (&s->lock);
+      if (s->ack_armed && s->ack_sequence == sequence)
+        acked = s->ack_ok = true;
+      pthread_mutex_unlock (&s->lock);
+      if (acked)
+        return;                 /* the block WRITE carries the answer */
+    }
+  len = ossd__response__get_packed_size (resp);
+  buf = malloc (len ? len : 1);
   if (!buf)
     return;
   ossd__response__pack (resp, buf);
@@ -438,11 +457,33 @@ device_slot_write (ossd_device_conn_t *conn, uint32_t slot,
       break;
     default:
       atomic_fetch_add (&dev->ctr.commands, 1);
-      device_dispatch (dev, s, seq, req);
+      if ((hdr.flags & OSSD_F_ACK_IN_WRITE)
+          && req->body_case == OSSD__REQUEST__BODY_WRITE)
+        {
+          bool ok;
+          pthread_mutex_lock (&s->lock);
+          s->ack_sequence = seq;
+          s->ack_armed = true;
+          s->ack_ok = false;
+          pthread_mutex_unlock (&s->lock);
+          device_dispatch (dev, s, seq, req);
+          pthread_mutex_lock (&s->lock);
+          ok = s->ack_ok;
+          s->ack_armed = false;
+          pthread_mutex_unlock (&s->lock);
+          if (!ok)
+            {
+              snprintf (why, whylen, "slot %u: WRITE (sequence %llu) failed; the reason is in the response window",
+                        slot, (unsigned long long) seq);
+              r = -EIO;
+            }
+        }
+      else
+        device_dispatch (dev, s, seq, req);
       break;
     }
   ossd__request__free_unpacked (req, NULL);
-  return 0;
+  return r < 0 ? r : 0;
 }
 
 int

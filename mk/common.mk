@@ -3,7 +3,7 @@ CC := gcc
 CLANG := clang-14
 LLVM_CONFIG := llvm-config-14
 CFLAGS_COMMON := -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation \
-  -Wno-missing-field-initializers -fPIC -D_GNU_SOURCE -pthread
+  -Wno-missing-field-initializers -fPIC -fvisibility=hidden -D_GNU_SOURCE -pthread
 CFLAGS += $(CFLAGS_COMMON)
 FUZZ_SECONDS ?= 300
 
@@ -15,7 +15,7 @@ FUZZ_BINS :=
 # $(call objs,DIR,SRCS) -> object paths under build/
 objs = $(patsubst %.c,$(B)/%.o,$(2))
 
-$(B)/%.o: %.c
+$(B)/%.o: %.c mk/common.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) -MMD -MP -c $< -o $@
 

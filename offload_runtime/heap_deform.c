@@ -183,22 +183,6 @@ ossd_deform (const uint8_t *tup, uint32_t tuplen, const struct ossd_scan_attr *a
   return 0;
 }
 
-void
-ossd_varlena_payload (const uint8_t *img, uint32_t imglen, const uint8_t **data,
-                      uint32_t *len)
-{
-  if (imglen >= 1 && (img[0] & 0x01))
-    {
-      *data = img + 1;
-      *len = imglen - 1;
-    }
-  else
-    {
-      *data = img + 4;
-      *len = imglen >= 4 ? imglen - 4 : 0;
-    }
-}
-
 uint8_t
 ossd_type_tag_of (uint32_t type_oid)
 {

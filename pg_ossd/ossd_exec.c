@@ -8,7 +8,8 @@
  *
  * MVCC rule.  The executor's snapshot is taken before the scan starts; only
  * then, per block, the visibility map is read and the buffer mapping table
- * is probed: a block goes to the drive only when it is all-visible and not
+ * is probed (for a large relation, one pass over the buffer headers
+ * instead): a block goes to the drive only when it is all-visible and not
  * dirty (nor being written) in shared buffers.  Anything changed on such a
  * page afterwards was written by a transaction our snapshot cannot see, so
  * the drive counts a tuple only when its xmin precedes a bound B and
@@ -367,6 +368,34 @@ buffer_is_dirty(Relation rel, BlockNumber blk)
 	return dirty;
 }
 
+/*
+ * The blocks of rel's main fork below nblocks that are dirty or being
+ * written in shared buffers, found in one pass over the buffer headers:
+ * for a relation larger than a fraction of shared_buffers this is much
+ * cheaper than one mapping-table lookup per block.  Same information as
+ * buffer_is_dirty, taken once after the snapshot (which is all the MVCC
+ * rule needs: docs/mvcc.md).  Returns a bitmap of nblocks bits.
+ */
+static uint8 *
+dirty_block_map(Relation rel, BlockNumber nblocks)
+{
+	uint8	   *map = palloc0(nblocks / 8 + 1);
+	int			i;
+
+	for (i = 0; i < NBuffers; i++)
+	{
+		BufferDesc *bd = GetBufferDescriptor(i);
+		uint32		state = LockBufHdr(bd);
+
+		if (RelFileNodeEquals(bd->tag.rnode, rel->rd_node) &&
+			bd->tag.forkNum == MAIN_FORKNUM && bd->tag.blockNum < nblocks &&
+			(state & (BM_DIRTY | BM_JUST_DIRTIED | BM_IO_IN_PROGRESS)) != 0)
+			map[bd->tag.blockNum / 8] |= (uint8) (1 << (bd->tag.blockNum % 8));
+		UnlockBufHdr(bd, state);
+	}
+	return map;
+}
+
 static void
 add_host_block(OssdScanState *ss, BlockNumber blk)
 {
@@ -631,6 +660,7 @@ ossd_scan_start(OssdScanState *ss)
 	TransactionId bound;
 	bool		drive_ok;
 	char	   *spcuri = NULL;
+	uint8	   *dirty = NULL;
 
 	ss->started = true;
 	ss->strategy = GetAccessStrategy(BAS_BULKREAD);
@@ -651,6 +681,8 @@ ossd_scan_start(OssdScanState *ss)
 			bound = horizon;
 	}
 	ss->snapshot_bound = bound;
+	if (drive_ok && ss->nblocks > (BlockNumber) (NBuffers / 8))
+		dirty = dirty_block_map(rel, ss->nblocks);
 
 	for (blk = 0; blk < ss->nblocks; blk++)
 	{
@@ -690,7 +722,8 @@ ossd_scan_start(OssdScanState *ss)
 		if (to_drive && nranges >= 60000 && !(cur && cur->start + cur->count == blk % RELSEG_SIZE))
 			to_drive = false;
 		if (to_drive)
-			to_drive = VM_ALL_VISIBLE(rel, blk, &vmbuf) && !buffer_is_dirty(rel, blk);
+			to_drive = VM_ALL_VISIBLE(rel, blk, &vmbuf) &&
+				!(dirty ? (dirty[blk / 8] >> (blk % 8)) & 1 : buffer_is_dirty(rel, blk));
 		if (!to_drive)
 		{
 			add_host_block(ss, blk);
@@ -712,6 +745,8 @@ ossd_scan_start(OssdScanState *ss)
 	}
 	if (BufferIsValid(vmbuf))
 		ReleaseBuffer(vmbuf);
+	if (dirty)
+		pfree(dirty);
 	ss->blocks_host = ss->nhost_blocks;
 
 	if (ss->blocks_drive > 0)

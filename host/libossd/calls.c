@@ -71,24 +71,123 @@ client_size_hint (const Ossd__Request *req)
     }
 }
 
+/* Most calls a round of transport I/O: requests reqs[0..k) on slots[],
+ * one each, and their answers into resps[].  A request that fits one
+ * chunk is written in the same batch as the read of its response window:
+ * the drive runs the request when its frame arrives and holds the read
+ * (long poll) until the answer is queued, so the call costs one round
+ * trip of the transport, not two.  A larger request is sent chunk by
+ * chunk first and only its read joins the batch.
+ *
+ * ack_in_write (WRITE requests, OSSD_FEATURE_ACK_IN_WRITE): a one-chunk
+ * request is flagged so that the block WRITE carrying it completes only
+ * once the command ran, and fails (EIO) when the command failed: then no
+ * read at all on success (an empty OK response is returned), and the
+ * error response is read from the window on failure.
+ *
+ * Returns 0 or the first error (per-request errors stay in resps'
+ * statuses). */
+#define ROUND_MAX 32            /* two I/Os each: the NBD batch takes 64 */
+static int
+call_round (ossd_t *o, struct client_slot **slots,
+            const Ossd__Request *const *reqs, size_t k, bool ack_in_write,
+            Ossd__Response **resps, ossd_error *err)
+{
+  struct ossd_io ios[2 * ROUND_MAX];
+  uint64_t seqs[ROUND_MAX];
+  size_t wio[ROUND_MAX], rio[ROUND_MAX], nio = 0;
+  int sent[ROUND_MAX], first = 0;
+  bool acked[ROUND_MAX];
+  char why[300];
+
+  ack_in_write = ack_in_write
+    && (o->ctl.feature_bits & OSSD_FEATURE_ACK_IN_WRITE);
+  for (size_t j = 0; j < k; j++)
+    {
+      size_t len = 0;
+      int r = client_encode_frame (o, slots[j], reqs[j],
+                                   ack_in_write ? OSSD_F_ACK_IN_WRITE : 0,
+                                   &seqs[j], &len);
+
+      acked[j] = ack_in_write && r == 0;
+      wio[j] = rio[j] = SIZE_MAX;
+      if (r == 0)
+        {
+          wio[j] = nio;
+          ios[nio++] = (struct ossd_io) {
+            .buf = slots[j]->req_buf, .len = len, .write = true,
+            .off = ossd_request_lba (&o->ctl, slots[j]->index) * OSSD_LBA_SIZE };
+        }
+      else if (r == -EMSGSIZE)
+        r = client_send (o, slots[j], reqs[j], &seqs[j], err);
+      else
+        client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
+                          "out of memory for a request frame");
+      sent[j] = r;
+      if (r < 0 && !first)
+        first = r;
+    }
+  for (size_t j = 0; j < k; j++)
+    if (sent[j] == 0 && !acked[j])
+      {
+        rio[j] = nio;
+        ios[nio++] = (struct ossd_io) {
+          .buf = slots[j]->buf, .write = false,
+          .len = client_response_read_size (o, client_size_hint (reqs[j])),
+          .off = ossd_response_lba (&o->ctl, slots[j]->index) * OSSD_LBA_SIZE };
+      }
+  if (nio)
+    ossd_transport_batch (o->t, ios, nio, why, sizeof why);
+  for (size_t j = 0; j < k; j++)
+    {
+      bool more;
+      int r = sent[j];
+
+      if (r == 0 && acked[j] && ios[wio[j]].result == 0)
+        {
+          /* The block WRITE completed: the command ran and succeeded. */
+          resps[j] = malloc (sizeof *resps[j]);
+          if (!resps[j])
+            r = -ENOMEM;
+          else
+            ossd__response__init (resps[j]);
+        }
+      else if (r == 0 && acked[j] && ios[wio[j]].result == -EIO)
+        /* Failed command (or a dead transport): its answer, if any. */
+        r = client_recv_from (o, slots[j], seqs[j], 0, 0, &resps[j], &more,
+                              err);
+      else if (r == 0 && wio[j] != SIZE_MAX && ios[wio[j]].result < 0)
+        {
+          r = ios[wio[j]].result;
+          client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
+                            "sending to slot %u of %s: %s", slots[j]->index,
+                            o->uri, strerror (-r));
+        }
+      else if (r == 0)
+        r = client_recv_from (o, slots[j], seqs[j],
+                              client_size_hint (reqs[j]),
+                              ios[rio[j]].result == 0 ? ios[rio[j]].len : 0,
+                              &resps[j], &more, err);
+      if (r == 0)
+        r = client_check_status (resps[j], "", err);
+      if (r < 0 && !first)
+        first = r;
+    }
+  return first;
+}
+
 int
 ossd_call (ossd_t *o, const Ossd__Request *req, Ossd__Response **resp,
            ossd_error *err)
 {
   struct client_slot *s = client_slot_get (o, err);
-  uint64_t seq;
-  bool more = false;
   int r;
 
   *resp = NULL;
   if (!s)
     return -(err && err->errnum ? err->errnum : EBUSY);
-  r = client_send (o, s, req, &seq, err);
-  if (r == 0)
-    r = client_recv (o, s, seq, client_size_hint (req), resp, &more, err);
+  r = call_round (o, &s, &req, 1, false, resp, err);
   client_slot_put (o, s);
-  if (r == 0)
-    r = client_check_status (*resp, "", err);
   return r;
 }
 
@@ -168,27 +267,26 @@ ossd_stream_close (ossd_stream *st)
   free (st);
 }
 
-int
-ossd_call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
-                Ossd__Response **resps, ossd_error *err)
+/* ossd_call_many; ack_in_write: see call_round. */
+static int
+call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
+           bool ack_in_write, Ossd__Response **resps, ossd_error *err)
 {
-  struct client_slot *slots[64];
-  uint64_t seqs[64];
+  struct client_slot *slots[ROUND_MAX];
   int first = 0;
 
   for (size_t i = 0; i < n; i++)
     resps[i] = NULL;
-  /* Batches of as many slots as we may hold: send all, then collect. */
+  /* Rounds of as many slots as we may hold: all in flight at once. */
   for (size_t base = 0; base < n;)
     {
       size_t k = 0, batch = n - base;
       if (batch > o->opts.max_slots)
         batch = o->opts.max_slots;
-      if (batch > 64)
-        batch = 64;
+      if (batch > ROUND_MAX)
+        batch = ROUND_MAX;
       for (; k < batch; k++)
         {
-          int r;
           /* Never wait for a second slot while holding one: take what is
            * free (at least one). */
           if (k > 0 && !client_slot_free_now (o))
@@ -196,34 +294,25 @@ ossd_call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
           slots[k] = client_slot_get (o, err);
           if (!slots[k])
             break;
-          r = client_send (o, slots[k], reqs[base + k], &seqs[k], err);
-          if (r < 0)
-            {
-              client_slot_put (o, slots[k]);
-              if (!first)
-                first = r;
-              break;
-            }
         }
       if (k == 0)
-        return first ? first : -(err && err->errnum ? err->errnum : EBUSY);
+        return -(err && err->errnum ? err->errnum : EBUSY);
+      first = call_round (o, slots, reqs + base, k, ack_in_write,
+                          resps + base, err);
       for (size_t j = 0; j < k; j++)
-        {
-          bool more;
-          int r = client_recv (o, slots[j], seqs[j],
-                               client_size_hint (reqs[base + j]),
-                               &resps[base + j], &more, err);
-          if (r == 0)
-            r = client_check_status (resps[base + j], "", err);
-          if (r < 0 && !first)
-            first = r;
-          client_slot_put (o, slots[j]);
-        }
+        client_slot_put (o, slots[j]);
       if (first)
         return first;
       base += k;
     }
   return 0;
+}
+
+int
+ossd_call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
+                Ossd__Response **resps, ossd_error *err)
+{
+  return call_many (o, reqs, n, false, resps, err);
 }
 
 /* Run one request and drop the response. */
@@ -640,7 +729,9 @@ ossd_write (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off,
       rq[i].write = &wr[i];
       rqp[i] = &rq[i];
     }
-  r = ossd_call_many (o, rqp, n, rs, err);
+  /* Only the status of a WRITE matters here: answered by the block
+   * WRITE itself where the drive can. */
+  r = call_many (o, rqp, n, true, rs, err);
 out:
   for (size_t i = 0; rs && i < n; i++)
     if (rs[i])

@@ -1,9 +1,12 @@
 /* client.c - the host end of the reserved-LBA channel: connecting,
  * claiming slots (nonce in the request window, verdict in the control
  * LBA), sending chunked requests and reading responses back chunk by
- * chunk, re-reading while the drive answers PENDING. */
+ * chunk, re-reading while the drive answers PENDING.  A request that fits
+ * one chunk is encoded whole (client_encode_frame) so that calls.c can
+ * put its write and the read of its answer in one transport batch. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,9 +323,53 @@ client_response_read_size (ossd_t *o, size_t size_hint)
 }
 
 int
+client_encode_frame (ossd_t *o, struct client_slot *s,
+                     const Ossd__Request *req, uint16_t flags,
+                     uint64_t *sequence, size_t *io_len)
+{
+  size_t len = ossd__request__get_packed_size (req);
+  size_t io = round_lbas (OSSD_FRAME_HDR_SIZE + len, SIZE_MAX);
+  struct ossd_frame_hdr h = { 0 };
+
+  if (io > o->chunk_bytes)
+    return -EMSGSIZE;
+  if (io > s->req_cap)
+    {
+      uint8_t *nb;
+      if (posix_memalign ((void **) &nb, OSSD_LBA_SIZE, io))
+        return -ENOMEM;
+      free (s->req_buf);
+      s->req_buf = nb;
+      s->req_cap = io;
+    }
+  ossd__request__pack (req, s->req_buf + OSSD_FRAME_HDR_SIZE);
+  memset (s->req_buf + OSSD_FRAME_HDR_SIZE + len, 0,
+          io - OSSD_FRAME_HDR_SIZE - len);
+  *sequence = ++s->sequence;
+  h.slot = s->index;
+  h.nonce = o->nonce;
+  h.sequence = *sequence;
+  h.total_length = len;
+  h.flags = OSSD_F_FIRST | OSSD_F_LAST | flags;
+  ossd_frame_encode (&h, s->req_buf + OSSD_FRAME_HDR_SIZE, len, s->req_buf,
+                     io);
+  *io_len = io;
+  return 0;
+}
+
+int
 client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
                  size_t size_hint, const uint8_t **msg, size_t *len,
                  bool *stream_more, ossd_error *err)
+{
+  return client_recv_raw_from (o, s, sequence, size_hint, 0, msg, len,
+                               stream_more, err);
+}
+
+int
+client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                      size_t size_hint, size_t have, const uint8_t **msg,
+                      size_t *len, bool *stream_more, ossd_error *err)
 {
   uint64_t lba = ossd_response_lba (&o->ctl, s->index);
   uint64_t deadline = now_ms () + o->opts.timeout_ms;
@@ -332,13 +379,18 @@ client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
   int r;
 
   ossd_reassembly_reset (&s->ra);
+  if (have)
+    want = have;
   for (;;)
     {
       struct ossd_frame_hdr h;
       const void *chunk;
 
-      r = o->t->ops->pread (o->t, s->buf, want, lba * OSSD_LBA_SIZE, why,
-                            sizeof why);
+      /* A frame the batch read is used as is: the drive handed it out
+       * (a first chunk read again would be the second). */
+      r = have ? 0 : o->t->ops->pread (o->t, s->buf, want,
+                                       lba * OSSD_LBA_SIZE, why, sizeof why);
+      have = 0;
       if (r < 0)
         {
           client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
@@ -401,13 +453,22 @@ client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
              size_t size_hint, Ossd__Response **resp, bool *stream_more,
              ossd_error *err)
 {
+  return client_recv_from (o, s, sequence, size_hint, 0, resp, stream_more,
+                           err);
+}
+
+int
+client_recv_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                  size_t size_hint, size_t have, Ossd__Response **resp,
+                  bool *stream_more, ossd_error *err)
+{
   const uint8_t *msg;
   size_t len;
   int r;
 
   *resp = NULL;
-  r = client_recv_raw (o, s, sequence, size_hint, &msg, &len, stream_more,
-                       err);
+  r = client_recv_raw_from (o, s, sequence, size_hint, have, &msg, &len,
+                            stream_more, err);
   if (r < 0)
     return r;
   *resp = ossd__response__unpack (NULL, len, msg);
@@ -521,6 +582,7 @@ ossd_disconnect (ossd_t *o)
     {
       free (o->slots[i].buf);
       free (o->slots[i].req_lba);
+      free (o->slots[i].req_buf);
       ossd_reassembly_free (&o->slots[i].ra);
     }
   free (o->slots);

@@ -14,6 +14,9 @@ struct client_slot
   uint64_t sequence;
   uint8_t *buf;                /* one window, LBA-aligned */
   uint8_t *req_lba;            /* one LBA for a small request frame */
+  uint8_t *req_buf;            /* a one-chunk request frame sent in the
+                                  same batch as the read of its answer */
+  size_t req_cap;
   struct ossd_reassembly ra;   /* multi-chunk responses, buffer kept */
   uint64_t last_used_ms;       /* renew the claim when idle half a lease */
   bool busy;
@@ -63,6 +66,21 @@ int client_recv (ossd_t *o, struct client_slot *s, uint64_t sequence,
 int client_recv_raw (ossd_t *o, struct client_slot *s, uint64_t sequence,
                      size_t size_hint, const uint8_t **msg, size_t *len,
                      bool *stream_more, ossd_error *err);
+/* The same two, when a batch already read `have` bytes of the response
+ * window into s->buf (0: nothing read yet): that frame is used first. */
+int client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                          size_t size_hint, size_t have, const uint8_t **msg,
+                          size_t *len, bool *stream_more, ossd_error *err);
+int client_recv_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
+                      size_t size_hint, size_t have, Ossd__Response **resp,
+                      bool *stream_more, ossd_error *err);
+/* Encode a request that fits one chunk as one frame into s->req_buf,
+ * with extra frame flags (OSSD_F_ACK_IN_WRITE or 0); *io_len gets the
+ * bytes to write (whole LBAs).  Returns 0, -EMSGSIZE if it needs several
+ * chunks (send it with client_send), or -ENOMEM. */
+int client_encode_frame (ossd_t *o, struct client_slot *s,
+                         const Ossd__Request *req, uint16_t flags,
+                         uint64_t *sequence, size_t *io_len);
 size_t client_size_hint (const Ossd__Request *req);
 /* Encode a request that fits one LBA as a frame into s->req_lba (for
  * batched submission).  Returns 0 or -EMSGSIZE if it does not fit. */

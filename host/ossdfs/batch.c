@@ -139,11 +139,14 @@ batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
   ossd_error err = { 0 };
   uint32_t failed = 0;
   char cmd[96];
+  uint64_t t0 = stats_now ();
   int r;
 
   if (b->n == 0)
     return 0;
   r = ossd_compound (fs->o, b->opp, b->n, &failed, &err);
+  fs_modified (fs);
+  stats_done (fs, SC_DRIVE_COMPOUND, t0);
   if (r < 0)
     {
       snprintf (cmd, sizeof cmd, "COMPOUND for %s", what);

@@ -74,10 +74,14 @@ fsop_read (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     size = fsize - (uint64_t) off;
   if (size && !(buf = malloc (size)))
     r = -ENOMEM;
-  else if (size
-           && (r = ossd_read (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
-                              size, &got, &err)) < 0)
-    r = fs_fail (fs, r, &err, "READ", ip->oid);
+  else if (size)
+    {
+      uint64_t t0 = stats_now ();
+      if ((r = ossd_read (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
+                          size, &got, &err)) < 0)
+        r = fs_fail (fs, r, &err, "READ", ip->oid);
+      stats_done (fs, SC_DRIVE_READ, t0);
+    }
   inode_put (fs, ip);
   if (r < 0)
     fuse_reply_err (req, -r);
@@ -98,6 +102,40 @@ is_zero (const char *buf, size_t size)
   return buf[0] == 0 && memcmp (buf, buf + 1, size - 1) == 0;
 }
 
+/* Under FUSE_HANDLE_KILLPRIV_V2 (killpriv.c) a write by an unprivileged
+ * caller clears the file's suid/sgid bits, and any write drops its
+ * security.capability, before the data is stored (the kernel's rules).
+ * The kernel's cached attributes still show the old mode (a write only
+ * invalidates size and times): they are invalidated (that needs no inode
+ * lock, so it is safe from inside the write). */
+static int
+write_kill_suid (struct fs *fs, struct inode *ip, fuse_req_t req)
+{
+  bool killed = false;
+  int r = 0;
+
+  pthread_mutex_lock (&ip->lock);
+  if (!ip->removed && inode_needs_kill_suid (ip, req))
+    {
+      ip->d.mode &= ~(uint32_t) S_ISUID;
+      if (ip->d.mode & S_IXGRP)
+        ip->d.mode &= ~(uint32_t) S_ISGID;
+      fs_now (&ip->d.ctime);
+      r = inode_store (fs, ip);
+      killed = r == 0;
+    }
+  if (r == 0 && !ip->removed && ip->xattrs)
+    {
+      bool dropped;
+      r = xattr_kill_capability_locked (fs, ip, &dropped);
+      killed |= dropped;
+    }
+  pthread_mutex_unlock (&ip->lock);
+  if (killed && fs->se)
+    fuse_lowlevel_notify_inval_inode (fs->se, oid_to_ino (ip->oid), -1, 0);
+  return r;
+}
+
 void
 fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
           off_t off, struct fuse_file_info *fi)
@@ -105,10 +143,17 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
   struct fs *fs = req_fs (req);
   struct inode *ip;
   ossd_error err = { 0 };
+  uint64_t t0;
   int r = inode_get (fs, ino_to_oid (ino), &ip);
 
   if (r < 0)
     {
+      fuse_reply_err (req, -r);
+      return;
+    }
+  if (fs->killpriv_v2 && (r = write_kill_suid (fs, ip, req)) < 0)
+    {
+      inode_put (fs, ip);
       fuse_reply_err (req, -r);
       return;
     }
@@ -128,14 +173,19 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
       pthread_mutex_unlock (&ip->lock);
       if (appended)
         {
+          stats_done (fs, SC_WRITE_ZERO, 0);
           inode_put (fs, ip);
           fuse_reply_write (req, size);
           return;
         }
     }
+  t0 = stats_now ();
   if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
                                size, &err)) < 0)
     r = fs_fail (fs, r, &err, "WRITE", ip->oid);
+  if (size)
+    fs_modified (fs);
+  stats_done (fs, SC_DRIVE_WRITE, t0);
   if (r == 0)
     {
       pthread_mutex_lock (&ip->lock);
@@ -262,15 +312,14 @@ fsop_fsync (fuse_req_t req, fuse_ino_t ino, int datasync,
 {
   struct fs *fs = req_fs (req);
   struct inode *ip;
-  ossd_error err = { 0 };
   int r = inode_get (fs, ino_to_oid (ino), &ip);
 
   if (r == 0)
     {
       /* fdatasync too: the length may be pending (zeros appended) */
       r = store_if_dirty (fs, ip);
-      if (r == 0 && (r = ossd_flush (fs->o, &err)) < 0)
-        r = fs_fail (fs, r, &err, "FLUSH", ip->oid);
+      if (r == 0)
+        r = fs_flush (fs, ip->oid);
       inode_put (fs, ip);
     }
   fuse_reply_err (req, -r);
@@ -298,6 +347,7 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
       if (end > ip->size)
         {
           r = ossd_set_length (fs->o, fs->pid, ip->oid, end, &err);
+          fs_modified (fs);
           if (r < 0)
             r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
           else
@@ -318,6 +368,7 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
           uint64_t n = end > ip->size ? ip->size - (uint64_t) off
             : (uint64_t) len;
           r = ossd_punch (fs->o, fs->pid, ip->oid, (uint64_t) off, n, &err);
+          fs_modified (fs);
           if (r < 0)
             r = fs_fail (fs, r, &err, "PUNCH", ip->oid);
         }

@@ -42,10 +42,13 @@ usage (FILE *f)
 "  --timeout-ms N      per-command drive timeout (default 5000)\n"
 "  --slots N           channel slots to use at most (default 16)\n"
 "  --cache-s SECONDS   kernel attribute/entry cache time (default 10)\n"
+"  --no-killpriv-v2    let the kernel clear suid/sgid on write (it then asks\n"
+"                      for security.capability before every write)\n"
 "  -h, --help          this help\n"
 "\n"
 "Extended attributes user.ossd.oid, user.ossd.pid and user.ossd.device\n"
-"name the object behind a file.  Unmount with fusermount3 -u MOUNTPOINT.\n");
+"name the object behind a file; user.ossd.stats is the mount's counters\n"
+"(set it to anything to reset them).  Unmount with fusermount3 -u MOUNTPOINT.\n");
 }
 
 /* ---- init / destroy -------------------------------------------------------- */
@@ -82,35 +85,35 @@ fsop_destroy (void *userdata)
 const struct fuse_lowlevel_ops ossdfs_ops = {
   .init = fsop_init,
   .destroy = fsop_destroy,
-  .lookup = fsop_lookup,
+  .lookup = timed_lookup,
   .forget = fsop_forget,
   .forget_multi = fsop_forget_multi,
-  .getattr = fsop_getattr,
-  .setattr = fsop_setattr,
+  .getattr = timed_getattr,
+  .setattr = timed_setattr,
   .readlink = fsop_readlink,
   .mknod = fsop_mknod,
   .mkdir = fsop_mkdir,
-  .unlink = fsop_unlink,
+  .unlink = timed_unlink,
   .rmdir = fsop_rmdir,
   .symlink = fsop_symlink,
   .rename = fsop_rename,
   .link = fsop_link,
-  .open = fsop_open,
-  .read = fsop_read,
-  .write = fsop_write,
-  .flush = fsop_flush,
-  .release = fsop_release,
-  .fsync = fsop_fsync,
+  .open = timed_open,
+  .read = timed_read,
+  .write = timed_write,
+  .flush = timed_flush,
+  .release = timed_release,
+  .fsync = timed_fsync,
   .opendir = fsop_opendir,
   .readdir = fsop_readdir,
   .releasedir = fsop_releasedir,
   .fsyncdir = fsop_fsyncdir,
   .statfs = fsop_statfs,
   .setxattr = fsop_setxattr,
-  .getxattr = fsop_getxattr,
+  .getxattr = timed_getxattr,
   .listxattr = fsop_listxattr,
   .removexattr = fsop_removexattr,
-  .create = fsop_create,
+  .create = timed_create,
   .fallocate = fsop_fallocate,
 };
 
@@ -123,7 +126,7 @@ struct options
   uint64_t pid;
   uint32_t timeout_ms, slots;
   double cache_s;
-  bool foreground, debug;
+  bool foreground, debug, no_killpriv_v2;
 };
 
 static int
@@ -145,7 +148,7 @@ static int
 parse_args (int argc, char **argv, struct options *o)
 {
   enum { OPT_DEVICE = 256, OPT_PARTITION, OPT_LOG, OPT_TIMEOUT, OPT_SLOTS,
-         OPT_CACHE };
+         OPT_CACHE, OPT_NO_KILLPRIV };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, OPT_DEVICE },
     { "partition", required_argument, NULL, OPT_PARTITION },
@@ -153,6 +156,7 @@ parse_args (int argc, char **argv, struct options *o)
     { "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
     { "slots", required_argument, NULL, OPT_SLOTS },
     { "cache-s", required_argument, NULL, OPT_CACHE },
+    { "no-killpriv-v2", no_argument, NULL, OPT_NO_KILLPRIV },
     { "foreground", no_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
@@ -182,6 +186,7 @@ parse_args (int argc, char **argv, struct options *o)
       case OPT_TIMEOUT: o->timeout_ms = (uint32_t) strtoul (optarg, NULL, 0); break;
       case OPT_SLOTS: o->slots = (uint32_t) strtoul (optarg, NULL, 0); break;
       case OPT_CACHE: o->cache_s = strtod (optarg, NULL); break;
+      case OPT_NO_KILLPRIV: o->no_killpriv_v2 = true; break;
       case 'o':
         if (add_fuse_opts (o, optarg) < 0)
           return -1;
@@ -227,6 +232,7 @@ main (int argc, char **argv)
 
   fs.pid = o.pid;
   fs.timeout = o.cache_s;
+  atomic_store (&fs.flushed_gen, UINT64_MAX);   /* the first FLUSH goes */
   pthread_mutex_init (&fs.lock, NULL);
   pthread_mutex_init (&fs.ns_lock, NULL);
   copts.slots = 2;
@@ -258,6 +264,7 @@ main (int argc, char **argv)
   se = fuse_session_new (&args, &ossdfs_ops, sizeof ossdfs_ops, &fs);
   if (!se)
     goto out;
+  fs.se = se;
   if (fuse_set_signal_handlers (se) != 0)
     goto out;
   if (fuse_session_mount (se, o.mountpoint) != 0)
@@ -265,6 +272,8 @@ main (int argc, char **argv)
       fprintf (stderr, "ossdfs: cannot mount on %s\n", o.mountpoint);
       goto out_handlers;
     }
+  if (!o.no_killpriv_v2 && killpriv_setup (se, &fs) < 0)
+    goto out_unmount;
   if (fuse_daemonize (o.foreground) != 0)
     goto out_unmount;
   if (!o.foreground)

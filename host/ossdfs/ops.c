@@ -345,6 +345,16 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
     nd.mtime = attr->st_mtim;
   if (to_set & FUSE_SET_ATTR_MTIME_NOW)
     nd.mtime = now;
+  /* FATTR_KILL_SUIDGID (= FUSE_SET_ATTR_KILL_SUID): under
+   * FUSE_HANDLE_KILLPRIV_V2 the kernel leaves clearing suid/sgid on
+   * truncate and chown by an unprivileged caller to us (killpriv.c). */
+  if ((to_set & (FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID))
+      && S_ISREG (nd.mode))
+    {
+      nd.mode &= ~(uint32_t) S_ISUID;
+      if (nd.mode & S_IXGRP)
+        nd.mode &= ~(uint32_t) S_ISGID;
+    }
   nd.ctime = now;
   if (to_set & FUSE_SET_ATTR_CTIME)
     nd.ctime = attr->st_ctim;
@@ -932,11 +942,8 @@ fsop_fsyncdir (fuse_req_t req, fuse_ino_t ino, int datasync,
              struct fuse_file_info *fi)
 {
   struct fs *fs = req_fs (req);
-  ossd_error err = { 0 };
-  int r = ossd_flush (fs->o, &err);
+  int r = fs_flush (fs, ino_to_oid (ino));
 
-  if (r < 0)
-    r = fs_fail (fs, r, &err, "FLUSH", ino_to_oid (ino));
   fuse_reply_err (req, -r);
 }
 

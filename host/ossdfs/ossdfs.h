@@ -34,6 +34,7 @@
 #define FUSE_USE_VERSION 312
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -87,6 +88,20 @@ struct inode
   struct xattr *xattrs;       /* extended attributes (loaded with inode) */
 };
 
+/* stats.c: what is counted (one call count and total time each). */
+enum fs_stat
+{
+  SC_LOOKUP, SC_GETATTR, SC_SETATTR, SC_OPEN, SC_READ, SC_WRITE, SC_FLUSH,
+  SC_RELEASE, SC_FSYNC, SC_GETXATTR, SC_CREATE, SC_UNLINK,
+  SC_WRITE_ZERO, SC_DRIVE_WRITE, SC_DRIVE_READ, SC_DRIVE_COMPOUND,
+  SC_DRIVE_FLUSH, SC_DRIVE_FLUSH_SKIPPED,
+  SC_COUNT
+};
+struct fs_stats
+{
+  _Atomic uint64_t n[SC_COUNT], ns[SC_COUNT];
+};
+
 struct fs
 {
   ossd_t *o;
@@ -99,6 +114,13 @@ struct fs
   struct inode **table;
   size_t nbuckets;
   uint64_t next_oid, oid_limit;    /* reserved OID range [next, limit) */
+  struct fuse_session *se;     /* for notifications to the kernel */
+  struct fs_stats stats;
+  _Atomic bool init_reply_seen;  /* killpriv.c: the INIT reply went out */
+  bool killpriv_v2;           /* the kernel left suid clearing to us
+                                 (killpriv.c) */
+  _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
+  _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
 };
 
 /* ---- errors.c ---------------------------------------------------------- */
@@ -108,6 +130,49 @@ int fs_fail (struct fs *fs, int r, const ossd_error *err, const char *cmd,
              uint64_t oid);
 void fs_log (struct fs *fs, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
+
+/* ---- stats.c ---------------------------------------------------------- */
+uint64_t stats_now (void);
+/* Count one `st` that started at t0 (0: count only, no time). */
+void stats_done (struct fs *fs, enum fs_stat st, uint64_t t0);
+void stats_reset (struct fs *fs);
+/* One line per non-zero counter into buf; returns the length. */
+int stats_format (struct fs *fs, char *buf, size_t cap);
+/* The operation table's timed versions of the hot operations. */
+void timed_lookup (fuse_req_t, fuse_ino_t, const char *);
+void timed_getattr (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void timed_setattr (fuse_req_t, fuse_ino_t, struct stat *, int,
+                    struct fuse_file_info *);
+void timed_open (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void timed_read (fuse_req_t, fuse_ino_t, size_t, off_t,
+                 struct fuse_file_info *);
+void timed_write (fuse_req_t, fuse_ino_t, const char *, size_t, off_t,
+                  struct fuse_file_info *);
+void timed_flush (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void timed_release (fuse_req_t, fuse_ino_t, struct fuse_file_info *);
+void timed_fsync (fuse_req_t, fuse_ino_t, int, struct fuse_file_info *);
+void timed_getxattr (fuse_req_t, fuse_ino_t, const char *, size_t);
+void timed_create (fuse_req_t, fuse_ino_t, const char *, mode_t,
+                   struct fuse_file_info *);
+void timed_unlink (fuse_req_t, fuse_ino_t, const char *);
+
+/* ---- flush.c ------------------------------------------------------------ */
+/* After every command that may have changed the drive (answered). */
+void fs_modified (struct fs *fs);
+/* FLUSH the drive unless nothing changed since the last FLUSH; returns 0
+ * or a negative errno (logged, naming oid). */
+int fs_flush (struct fs *fs, uint64_t oid);
+
+/* ---- killpriv.c --------------------------------------------------------- */
+/* After fuse_session_mount: ask for FUSE_HANDLE_KILLPRIV_V2 in the INIT
+ * reply (sets fs->killpriv_v2 when sent).  Returns 0 or -EIO. */
+/* xattr.c: drop security.capability (ip->lock held); *killed says if it
+ * was there.  0 or the drive's error. */
+int xattr_kill_capability_locked (struct fs *fs, struct inode *ip, bool *killed);
+int killpriv_setup (struct fuse_session *se, struct fs *fs);
+/* Whether a write/truncate/chown by req's caller must clear ip's suid
+ * (and group-executable sgid) bits (ip->lock held). */
+bool inode_needs_kill_suid (const struct inode *ip, fuse_req_t req);
 
 /* ---- batch.c: COMPOUND builder ---------------------------------------- */
 #define BATCH_MAX 16

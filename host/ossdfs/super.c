@@ -137,6 +137,7 @@ sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
   req.body_case = OSSD__REQUEST__BODY_CAS;
   req.cas = &c;
   r = ossd_call (fs->o, &req, &resp, &err);
+  fs_modified (fs);
   if (r == 0 && (resp->body_case != OSSD__RESPONSE__BODY_CAS
                  || resp->cas->current.len != 8))
     {

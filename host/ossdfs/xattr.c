@@ -8,7 +8,8 @@
  * Three read-only names are synthesized on every inode and never stored
  * or listed: user.ossd.oid (decimal object ID), user.ossd.pid (partition)
  * and user.ossd.device (the device URI) -- pg_ossd translates a relation
- * segment file to its object with them. */
+ * segment file to its object with them.  A fourth, user.ossd.stats, is
+ * the mount's counters (stats.c); setting it to anything resets them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -116,6 +117,8 @@ synth (struct fs *fs, struct inode *ip, const char *name, char *buf,
     return snprintf (buf, cap, "%" PRIu64, fs->pid);
   if (strcmp (name, "user.ossd.device") == 0)
     return snprintf (buf, cap, "%s", fs->uri);
+  if (strcmp (name, "user.ossd.stats") == 0)
+    return stats_format (fs, buf, cap);
   return -1;
 }
 
@@ -167,6 +170,12 @@ fsop_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
   uint32_t number = 1;
   int r;
 
+  if (strcmp (name, "user.ossd.stats") == 0)
+    {
+      stats_reset (fs);         /* any value: start counting afresh */
+      fuse_reply_err (req, 0);
+      return;
+    }
   if (synthesized (name))
     {
       fuse_reply_err (req, EPERM);
@@ -321,13 +330,47 @@ fsop_listxattr (fuse_req_t req, fuse_ino_t ino, size_t size)
   free (buf);
 }
 
+/* Remove the attribute `name` of ip (ip->lock held): 0 or -ENODATA or
+ * the drive's error. */
+static int
+xattr_remove_locked (struct fs *fs, struct inode *ip, const char *name)
+{
+  struct xattr *x = xattr_find (ip, name), **pp;
+  struct dinode nd;
+  int r;
+
+  if (!x)
+    return -ENODATA;
+  if ((r = xattr_store (fs, ip, x->number, NULL, NULL, 0, &nd)) < 0)
+    return r;
+  ip->d = nd;
+  for (pp = &ip->xattrs; *pp; pp = &(*pp)->next)
+    if (*pp == x)
+      {
+        *pp = x->next;
+        break;
+      }
+  xattr_destroy (x);
+  return 0;
+}
+
+/* Under FUSE_HANDLE_KILLPRIV_V2 a write drops the file's capabilities,
+ * whoever writes (the kernel's rule: security_inode_need_killpriv).
+ * ip->lock held.  0 if there were none. */
+int
+xattr_kill_capability_locked (struct fs *fs, struct inode *ip, bool *killed)
+{
+  int r = xattr_find (ip, "security.capability")
+    ? xattr_remove_locked (fs, ip, "security.capability") : -ENODATA;
+  *killed = r == 0;
+  return r == -ENODATA ? 0 : r;
+}
+
 void
 fsop_removexattr (fuse_req_t req, fuse_ino_t ino, const char *name)
 {
   struct fs *fs = req_fs (req);
   struct inode *ip;
-  struct xattr *x, **pp;
-  struct dinode nd;
   int r;
 
   if (synthesized (name))
@@ -341,20 +384,7 @@ fsop_removexattr (fuse_req_t req, fuse_ino_t ino, const char *name)
       return;
     }
   pthread_mutex_lock (&ip->lock);
-  x = xattr_find (ip, name);
-  if (!x)
-    r = -ENODATA;
-  else if ((r = xattr_store (fs, ip, x->number, NULL, NULL, 0, &nd)) == 0)
-    {
-      ip->d = nd;
-      for (pp = &ip->xattrs; *pp; pp = &(*pp)->next)
-        if (*pp == x)
-          {
-            *pp = x->next;
-            break;
-          }
-      xattr_destroy (x);
-    }
+  r = xattr_remove_locked (fs, ip, name);
   pthread_mutex_unlock (&ip->lock);
   inode_put (fs, ip);
   fuse_reply_err (req, -r);

@@ -1,6 +1,7 @@
 /* test_client_inproc.c - libossd's slot handling on an in-process drive:
  * a client idle past its lease claims its slot again and goes on working;
- * several threads share one connection through separate slots. */
+ * several threads share one connection through separate slots; errors
+ * of READ and WRITE come back as the drive's answers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -59,6 +60,48 @@ test_read_errors_are_answers (void **state)
   assert_int_equal (ossd_read (o, 3, 78, 100, buf, sizeof buf, &got, &err), 0);
   assert_int_equal (got, 0);
   ossd_disconnect (o);
+}
+
+/* WRITEs are answered by the block WRITE that carries them
+ * (OSSD_FEATURE_ACK_IN_WRITE): a success needs no response, a failure
+ * still brings the drive's status and reason, and the slot goes on
+ * working; a WRITE of several commands (larger than a window) and other
+ * commands after it are answered as usual. */
+static void
+test_write_answers_in_the_write (void **state)
+{
+  ossd_t *o;
+  ossd_error err;
+  size_t big = 200000, got;
+  char *data = malloc (big), *back = malloc (big);
+  char buf[16];
+
+  assert_non_null (data);
+  assert_non_null (back);
+  for (size_t i = 0; i < big; i++)
+    data[i] = (char) (i * 7 + i / 4096);
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8&poll_ms=5000",
+                                  NULL, &o, &err), 0);
+  assert_true (ossd_control_block (o)->feature_bits & OSSD_FEATURE_ACK_IN_WRITE);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  memset (&err, 0, sizeof err);
+  assert_int_equal (ossd_write (o, 3, 90, 0, "nobody", 6, &err), -ENOENT);
+  assert_int_equal (err.status, OSSD__STATUS__ERR_NOT_FOUND);
+  assert_non_null (strstr (err.msg, "oid 90"));
+  assert_int_equal (ossd_create (o, 3, 91, &err), 0);
+  assert_int_equal (ossd_write (o, 3, 91, 4, "after", 5, &err), 0);
+  assert_int_equal (ossd_read (o, 3, 91, 0, buf, sizeof buf, &got, &err), 0);
+  assert_int_equal (got, 9);
+  assert_memory_equal (buf, "\0\0\0\0after", 9);
+  /* several commands (window = 8 LBAs) */
+  assert_int_equal (ossd_write (o, 3, 91, 0, data, big, &err), 0);
+  assert_int_equal (ossd_read (o, 3, 91, 0, back, big, &got, &err), 0);
+  assert_int_equal (got, big);
+  assert_memory_equal (back, data, big);
+  assert_int_equal (ossd_write (o, 3, 92, 0, data, big, &err), -ENOENT);
+  ossd_disconnect (o);
+  free (data);
+  free (back);
 }
 
 struct worker_arg
@@ -121,6 +164,7 @@ main (void)
     cmocka_unit_test (test_idle_past_lease_renews),
     cmocka_unit_test (test_threads_share_a_connection),
     cmocka_unit_test (test_read_errors_are_answers),
+    cmocka_unit_test (test_write_answers_in_the_write),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -45,6 +45,9 @@ enum ossd_frame_flags
   OSSD_F_STREAM = 1u << 4,     /* more messages follow in this response */
   OSSD_F_EVENT = 1u << 5,      /* event window frame */
   OSSD_F_NO_EVENT = 1u << 6,   /* event long-poll timed out */
+  OSSD_F_ACK_IN_WRITE = 1u << 7, /* request: answer a WRITE through the
+                                    block WRITE itself (no response when
+                                    it succeeds; OSSD_FEATURE_ACK_IN_WRITE) */
 };
 
 struct ossd_frame_hdr
@@ -67,6 +70,7 @@ struct ossd_frame_hdr
 #define OSSD_FEATURE_JIT       (1ull << 1)
 #define OSSD_FEATURE_EVENTS    (1ull << 2)
 #define OSSD_FEATURE_COMPOUND  (1ull << 3)
+#define OSSD_FEATURE_ACK_IN_WRITE (1ull << 4)
 
 struct ossd_control
 {
