@@ -174,40 +174,6 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
   return r;
 }
 
-/* Zero-copy: the pages in the FTL's own memory, pinned against erase
- * until scan_unmap_blocks (the engine calls nothing in between). */
-static int
-scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
-                 const uint8_t **pages, void **handle)
-{
-  struct scan_job *j = arg;
-  ftl_pin *pin = malloc (sizeof *pin);
-
-  if (!pin || atomic_load (&j->slot->cancel))
-    {
-      free (pin);
-      return -1;
-    }
-  if (ftl_read_direct (j->dev->ftl, j->target_pid[target], j->target_oid[target],
-                       (uint64_t) block * OSSD_PG_BLCKSZ, OSSD_PG_BLCKSZ, count, pages,
-                       pin, NULL) < 0 || !pin->held)
-    {
-      ftl_read_direct_release (j->dev->ftl, pin);
-      free (pin);
-      return -1;
-    }
-  *handle = pin;
-  return 0;
-}
-
-static void
-scan_unmap_blocks (void *arg, void *handle)
-{
-  struct scan_job *j = arg;
-  ftl_read_direct_release (j->dev->ftl, handle);
-  free (handle);
-}
-
 static int
 scan_sink (void *arg, const struct ossd_scan_chunk *c)
 {
@@ -412,8 +378,6 @@ scan_translate (struct scan_job *j)
     r->workers = OSSD_SCAN_MAX_WORKERS;
   r->read_block = scan_read_block;
   r->read_blocks = scan_read_blocks;
-  r->map_blocks = scan_map_blocks;
-  r->unmap_blocks = scan_unmap_blocks;
   r->read_arg = j;
   r->sink = scan_sink;
   r->sink_arg = j;

@@ -52,7 +52,6 @@ ftl_new (const struct ftl_config *cfg_in, struct ftl **out, ftl_error *err)
   if (!f)
     return ftl_fail (err, -ENOMEM, "out of memory");
   pthread_mutex_init (&f->lock, NULL);
-  pthread_rwlock_init (&f->pin_lock, NULL);
   f->cfg = *cfg_in;
   int r = ftl_config_complete (&f->cfg, err);
   if (r < 0)
@@ -111,7 +110,6 @@ ftl_free (struct ftl *f)
   free (f->live_meta);
   free (f->image_path);
   pthread_mutex_destroy (&f->lock);
-  pthread_rwlock_destroy (&f->pin_lock);
   free (f);
 }
 
@@ -567,80 +565,6 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
   if (nread)
     *nread = (size_t) n;
   return unlock_ret (f, 0, op_end (f, &f->read_lat));
-}
-
-/* Zero-copy reads (scans).  A chunk is direct when its sectors sit next to
- * each other in one programmed NAND page that the backend can map; the
- * reader then holds pin_lock shared until ftl_read_direct_release, so
- * GC cannot erase (and reuse) the block meanwhile.  The reader must not
- * call into the FTL while it holds the pin: an erase waiting for it
- * holds the FTL lock. */
-int
-ftl_read_direct (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, uint32_t chunk_len,
-                 uint32_t count, const uint8_t **ptrs, ftl_pin *pin, ftl_error *err)
-{
-  pin->held = false;
-  for (uint32_t k = 0; k < count; k++)
-    ptrs[k] = NULL;
-  if (chunk_len == 0 || chunk_len % FTL_SECTOR || (off & (FTL_SECTOR - 1)))
-    return ftl_fail (err, -EINVAL, "direct read: chunks of %u bytes at %llu are not "
-                     "whole sectors", chunk_len, (unsigned long long) off);
-  if (!f->nand.be->ops->map_page || f->cfg.mapping_mode != FTL_MAP_RAM)
-    return 0;                 /* DFTL modes model their look-ups: copy */
-  LOCK (f);
-  int r = 0;
-  struct ftl_object *o = find_obj (f, pid, oid, err, &r);
-  if (!o)
-    return UNLOCK (f, r);
-  op_begin (f);
-  const struct nand_geometry *g = &f->nand.geo;
-  uint32_t spc = chunk_len >> FTL_SECTOR_SHIFT;
-  uint64_t last_page = UINT64_MAX, nand_reads = 0, direct = 0;
-  for (uint32_t k = 0; k < count; k++)
-    {
-      uint64_t coff = off + (uint64_t) k * chunk_len;
-      if (coff + chunk_len > o->size)
-        break;
-      uint64_t l = coff >> FTL_SECTOR_SHIFT;
-      ppa_t p = map_get (f, o, (uint32_t) l);
-      if (p == PPA_NONE || p % g->spp + spc > g->spp)
-        continue;
-      bool ok = true;
-      for (uint32_t i = 0; i < spc && ok; i++)
-        ok = map_get (f, o, (uint32_t) (l + i)) == p + i
-          && !ftl_sector_in_buffer (f, p + i, NULL, NULL);
-      const uint8_t *base = ok ? f->nand.be->ops->map_page (f->nand.be, p / g->spp) : NULL;
-      if (!base)
-        continue;
-      ptrs[k] = base + (uint64_t) (p % g->spp) * FTL_SECTOR;
-      direct++;
-      if (p / g->spp != last_page)
-        {
-          uint64_t t = nand_time_read (&f->nand, p / g->spp, 1, f->now);
-          if (t > f->op_done)
-            f->op_done = t;
-          nand_reads++;
-          last_page = p / g->spp;
-        }
-    }
-  if (direct)
-    {
-      pthread_rwlock_rdlock (&f->pin_lock);
-      pin->held = true;
-      f->st.host_reads += direct * spc;
-      f->st.host_read_bytes += direct * chunk_len;
-      f->st.host_read_ops++;
-      f->st.nand_reads_for_host += nand_reads;
-    }
-  return unlock_ret (f, 0, op_end (f, &f->read_lat));
-}
-
-void
-ftl_read_direct_release (ftl_t *f, ftl_pin *pin)
-{
-  if (pin->held)
-    pthread_rwlock_unlock (&f->pin_lock);
-  pin->held = false;
 }
 
 int

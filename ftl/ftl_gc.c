@@ -183,12 +183,9 @@ int
 ftl_gc_erase_block (struct ftl *f, uint32_t b)
 {
   const struct nand_geometry *g = &f->nand.geo;
-  /* wait for zero-copy readers of any page (they hold it shared) */
-  pthread_rwlock_wrlock (&f->pin_lock);
   int r = f->nand.be->ops->erase (f->nand.be,
                                   (uint64_t) b * g->pages_per_block,
                                   g->pages_per_block);
-  pthread_rwlock_unlock (&f->pin_lock);
   if (r < 0)
     return r;
   uint64_t t = nand_time_erase (&f->nand, b, f->now);

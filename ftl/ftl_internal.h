@@ -82,9 +82,6 @@ struct nand_backend_ops
   int (*program) (struct nand_backend *be, uint64_t page, const void *data,
                   const void *oob);
   int (*erase) (struct nand_backend *be, uint64_t first_page, uint32_t npages);
-  /* optional: the page's data in memory (read-only, valid until the
-   * page's block is erased), or NULL if it cannot be reached directly */
-  const uint8_t *(*map_page) (struct nand_backend *be, uint64_t page);
   int (*sync) (struct nand_backend *be);
   /* system area (superblock, checkpoints); file backend only */
   int (*sys_read) (struct nand_backend *be, uint64_t off, void *buf,
@@ -325,10 +322,6 @@ struct lat_hist
 struct ftl
 {
   pthread_mutex_t lock;
-  /* held shared by zero-copy readers (ftl_read_direct) between the
-   * look-up and the release; an erase takes it exclusively, so a block
-   * is never erased under a reader.  Taken shared only under `lock`. */
-  pthread_rwlock_t pin_lock;
   struct ftl_config cfg;
   char profile[32];
   char *image_path;

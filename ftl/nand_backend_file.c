@@ -103,15 +103,6 @@ fb_read_sector (struct nand_backend *be, uint64_t page, uint32_t slot,
   return io_full (fb->fd, buf, (size_t) nslots * FTL_SECTOR, off, false);
 }
 
-static const uint8_t *
-fb_map_page (struct nand_backend *be, uint64_t page)
-{
-  struct file_backend *fb = (struct file_backend *) be;
-  if (!fb->data_map || page >= be->geo->total_pages)
-    return NULL;
-  return fb->data_map + page * be->geo->page_size;
-}
-
 static int
 fb_read_oob (struct nand_backend *be, uint64_t first, uint64_t n, void *oob)
 {
@@ -210,7 +201,6 @@ static const struct nand_backend_ops file_ops = {
   .read_oob = fb_read_oob,
   .program = fb_program,
   .erase = fb_erase,
-  .map_page = fb_map_page,
   .sync = fb_sync,
   .sys_read = fb_sys_read,
   .sys_write = fb_sys_write,

@@ -23,13 +23,6 @@ rb_read_sector (struct nand_backend *be, uint64_t page, uint32_t slot,
   return 0;
 }
 
-static const uint8_t *
-rb_map_page (struct nand_backend *be, uint64_t page)
-{
-  struct ram_backend *rb = (struct ram_backend *) be;
-  return rb->data + page * be->geo->page_size;
-}
-
 static int
 rb_read_oob (struct nand_backend *be, uint64_t first, uint64_t n, void *oob)
 {
@@ -95,7 +88,6 @@ static const struct nand_backend_ops ram_ops = {
   .read_oob = rb_read_oob,
   .program = rb_program,
   .erase = rb_erase,
-  .map_page = rb_map_page,
   .sync = rb_sync,
   .sys_read = rb_sys_none,
   .sys_write = rb_sys_write_none,

@@ -73,7 +73,6 @@ struct worker
   struct ossd_buf rows, hrows;
   uint32_t row_count, hrow_count;
   struct ossd_host_block hblocks[OSSD_SCAN_MAX_HOST_BLOCKS];
-  bool mapped;                 /* scanning pages from map_blocks */
   uint32_t nhblocks;
   struct ossd_scan_counters cnt;
   struct ossd_agg_table *agg;
@@ -289,10 +288,9 @@ static int
 flush (struct worker *w, bool force)
 {
   struct scan *sc = w->sc;
-  if (!force && ((w->rows.len < sc->chunk_bytes && w->hrows.len < sc->chunk_bytes
-                   && w->nhblocks < OSSD_SCAN_MAX_HOST_BLOCKS)
-                  || w->mapped))
-    return 0;                 /* (never the sink while pages are mapped) */
+  if (!force && w->rows.len < sc->chunk_bytes && w->hrows.len < sc->chunk_bytes
+      && w->nhblocks < OSSD_SCAN_MAX_HOST_BLOCKS)
+    return 0;
   if (!w->row_count && !w->hrow_count && !w->nhblocks)
     return 0;
   struct ossd_scan_chunk ch = {
@@ -757,52 +755,6 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
   return scan_page (w, target, block, w->page);
 }
 
-static inline void
-prefetch_page (const uint8_t *p)
-{
-  for (uint32_t off = 0; off < OSSD_PG_BLCKSZ; off += 64)
-    __builtin_prefetch (p + off, 0, 3);
-}
-
-/* Scan n blocks in place through map_blocks: 0/1/-1 as scan_page, or 2
- * if the reader could not map all of them (nothing was scanned). */
-static int
-scan_mapped (struct worker *w, uint32_t target, uint32_t start, uint32_t n)
-{
-  const struct ossd_scan_request *r = w->sc->req;
-  const uint8_t *pages[OSSD_SCAN_READ_BATCH];
-  void *handle = NULL;
-  int rc = 0;
-
-  /* room for every host block the batch may add, so that nothing needs
-   * the sink while the pages are mapped */
-  if (w->nhblocks + n >= OSSD_SCAN_MAX_HOST_BLOCKS && flush (w, true) < 0)
-    return -1;
-  if (r->map_blocks (r->read_arg, target, start, n, pages, &handle) != 0)
-    return 2;
-  for (uint32_t k = 0; k < n; k++)
-    if (!pages[k])
-      {
-        r->unmap_blocks (r->read_arg, handle);
-        return 2;
-      }
-  w->mapped = true;
-  prefetch_page (pages[0]);
-  for (uint32_t k = 0; k < n && rc == 0; k++)
-    {
-      /* the pages are not in the CPU caches yet (the copy used to bring
-       * them): fetch the next one while this one is scanned */
-      if (k + 1 < n)
-        prefetch_page (pages[k + 1]);
-      rc = scan_page (w, target, start + k, pages[k]);
-    }
-  w->mapped = false;
-  r->unmap_blocks (r->read_arg, handle);
-  if (rc == 0 && flush (w, false) < 0)
-    rc = -1;
-  return rc;
-}
-
 /* Scan `count` blocks from `start`: in batches through read_blocks when
  * the reader offers it (one read for many pages), block by block through
  * read_block otherwise or when a batch read fails (so that an unreadable
@@ -816,16 +768,6 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
   for (uint32_t b = 0; b < count && rc == 0;)
     {
       uint32_t n = count - b < OSSD_SCAN_READ_BATCH ? count - b : OSSD_SCAN_READ_BATCH;
-      if (r->map_blocks && n > 1)
-        {
-          int m = scan_mapped (w, target, start + b, n);
-          if (m != 2)
-            {
-              rc = m;
-              b += n;
-              continue;
-            }
-        }
       if (r->read_blocks && w->batch && n > 1
           && r->read_blocks (r->read_arg, target, start + b, n, w->batch,
                              w->msg, sizeof w->msg) == 0)

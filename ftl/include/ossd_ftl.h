@@ -165,22 +165,6 @@ int ftl_list_objects (ftl_t *ftl, uint64_t pid, uint64_t after,
  * short: *nread says how many bytes were filled. */
 int ftl_read (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
               void *buf, size_t len, size_t *nread, ftl_error *err);
-/* Zero-copy reads for scans: ptrs[k] points at chunk k (chunk_len bytes,
- * whole 4 KiB sectors, at off + k * chunk_len) in the NAND backend's own
- * memory when the chunk lies in one programmed NAND page that the backend
- * maps (file backend with its mapping, RAM backend; RAM mapping mode);
- * NULL otherwise (read it with ftl_read).  If any pointer is set, pin is
- * held: those blocks cannot be erased until ftl_read_direct_release, so
- * release it soon, and do not call the FTL in between (an erase waiting
- * for the pin holds the FTL lock). */
-typedef struct ftl_pin
-{
-  bool held;
-} ftl_pin;
-int ftl_read_direct (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
-                     uint32_t chunk_len, uint32_t count, const uint8_t **ptrs,
-                     ftl_pin *pin, ftl_error *err);
-void ftl_read_direct_release (ftl_t *ftl, ftl_pin *pin);
 /* Write len bytes at off, extending the object if needed.  -ENOSPC when
  * the drive is full (and nothing of this write is applied). */
 int ftl_write (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,

@@ -3,7 +3,6 @@
  * cost-benefit on a hot/cold mix, background GC through ftl_idle, static
  * wear levelling narrowing the erase-count spread, factory bad blocks,
  * the virtual clocks (die overlap, profiles), pacing, stats reset. */
-#include <pthread.h>
 #include <time.h>
 
 #include "ftl_test_util.h"
@@ -362,72 +361,6 @@ test_temperature_hint (void **state)
   ftl_close (f);
 }
 
-/* ---- zero-copy reads: pinned pages survive GC until released ---- */
-struct overwriter
-{
-  ftl_t *f;
-  uint64_t n;
-  uint32_t *gen;
-  uint64_t count;
-  volatile int done;
-};
-
-static void *
-overwrite_thread (void *arg)
-{
-  struct overwriter *o = arg;
-  random_overwrites (o->f, o->n, o->count, o->gen, 0, 0);
-  o->done = 1;
-  return NULL;
-}
-
-static void
-test_direct_read_pins_against_erase (void **state)
-{
-  struct ftl_config c;
-  small_gc_config (&c);
-  ftl_t *f = make (&c);
-  ftl_error e = { "" };
-  uint64_t n = fill (f, 0.6);
-  uint32_t *gen = calloc (n, sizeof *gen);
-  const uint8_t *ptrs[16];
-  ftl_pin pin;
-  assert_int_equal (ftl_read_direct (f, 0, 1, 0, 8192, 16, ptrs, &pin, &e), 0);
-  assert_true (pin.held);
-  uint8_t *copy = malloc (16 * 8192), *want = malloc (8192);
-  size_t got;
-  for (int k = 0; k < 16; k++)
-    {
-      assert_non_null (ptrs[k]);   /* written long ago: programmed */
-      assert_int_equal (ftl_read (f, 0, 1, (uint64_t) k * 8192, want, 8192, &got, &e), 0);
-      assert_memory_equal (ptrs[k], want, 8192);
-      memcpy (copy + k * 8192, ptrs[k], 8192);
-    }
-  /* overwrite everything many times over: GC must erase, and waits for
-   * the pin; the pinned pages keep their (now stale) content */
-  struct overwriter o = { f, n, gen, n * 3, 0 };
-  pthread_t t;
-  assert_int_equal (pthread_create (&t, NULL, overwrite_thread, &o), 0);
-  struct timespec ts = { 0, 200 * 1000 * 1000 };
-  nanosleep (&ts, NULL);
-  assert_false (o.done);          /* blocked on an erase */
-  for (int k = 0; k < 16; k++)
-    assert_memory_equal (ptrs[k], copy + k * 8192, 8192);
-  ftl_read_direct_release (f, &pin);
-  assert_false (pin.held);
-  assert_int_equal (pthread_join (t, NULL), 0);
-  assert_true (o.done);
-  check_sample (f, n, gen);
-  expect_fsck_clean (f);
-  /* misaligned chunks are refused */
-  assert_int_equal (ftl_read_direct (f, 0, 1, 100, 8192, 1, ptrs, &pin, &e), -EINVAL);
-  assert_false (pin.held);
-  free (copy);
-  free (want);
-  free (gen);
-  ftl_close (f);
-}
-
 int
 main (void)
 {
@@ -440,7 +373,6 @@ main (void)
     cmocka_unit_test (test_timing_model),
     cmocka_unit_test (test_pacing),
     cmocka_unit_test (test_temperature_hint),
-    cmocka_unit_test (test_direct_read_pins_against_erase),
   };
   return cmocka_run_group_tests_name ("ftl_gc", tests, NULL, NULL);
 }

@@ -250,16 +250,6 @@ typedef int (*ossd_read_blocks_fn) (void *cb_arg, uint32_t target, uint32_t bloc
                                     uint32_t count, void *pages, char *err, size_t errlen);
 #define OSSD_SCAN_READ_BATCH 16
 
-/* Optional zero-copy batch: pages[k] = block + k in the reader's own
- * memory, or NULL where it cannot give one (the engine then reads the
- * whole batch through read_blocks/read_block instead).  When it returns
- * 0, *handle is passed to unmap_blocks once the engine is done with the
- * pages; in between the engine calls no callback (not even the sink), so
- * a reader may hold a lock that writers wait for. */
-typedef int (*ossd_map_blocks_fn) (void *cb_arg, uint32_t target, uint32_t block,
-                                   uint32_t count, const uint8_t **pages, void **handle);
-typedef void (*ossd_unmap_blocks_fn) (void *cb_arg, void *handle);
-
 struct ossd_scan_chunk;
 /* Result sink: called from one thread at a time; everything the chunk
  * points at is valid only during the call.  A negative return aborts the
@@ -308,8 +298,6 @@ struct ossd_scan_request
 
   ossd_read_block_fn read_block;
   ossd_read_blocks_fn read_blocks;   /* optional; same read_arg */
-  ossd_map_blocks_fn map_blocks;     /* optional, with unmap_blocks; same read_arg */
-  ossd_unmap_blocks_fn unmap_blocks;
   void *read_arg;
   ossd_sink_fn sink;
   void *sink_arg;
