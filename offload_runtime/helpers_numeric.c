@@ -27,7 +27,7 @@ OSSD_HELPER_DECL (ossd_h_numeric_cmp)
   int r;
   load_num (a1, &a);
   load_num (a2, &b);
-  if (ossd_numeric_cmp (&a, &b, &r) < 0)
+  if (ossd_num_cmp (&a, &b, &r) < 0)    /* inline: the per-row path */
     return ossd_helper_give_up (st);
   return (uint64_t) (int64_t) r;
 }

@@ -148,12 +148,45 @@ access_ptr (struct ossd_jit_lifter *L, unsigned reg, int16_t off, unsigned bytes
   return LLVMBuildIntToPtr (L->b, addr, LLVMPointerType (ty, 0), "");
 }
 
+/* Loads a value of type ty at addr + off (addr an i64). */
+static LLVMValueRef
+load_at (struct ossd_jit_lifter *L, LLVMValueRef addr, uint64_t off, LLVMTypeRef ty)
+{
+  LLVMValueRef a = LLVMBuildAdd (L->b, addr, ossd_jit_const64 (L, off), "");
+  LLVMValueRef v = LLVMBuildLoad2 (L->b, ty, LLVMBuildIntToPtr (L->b, a, LLVMPointerType (ty, 0), ""), "");
+  LLVMSetAlignment (v, 1);
+  return v;
+}
+
 /* A load of a column's data pointer: convert a lazily bound column first
- * (ossd_rt_col_materialize through a helper-shaped wrapper), and leave
- * with OSSD_ROW_TO_HOST if it cannot be converted, as after a helper. */
+ * and leave with OSSD_ROW_TO_HOST if it cannot be converted, as after a
+ * helper.  Inline test (the column is a numeric whose value still has
+ * lazy flags), so that a converted column costs no call: addr is a
+ * verified ctx->col[i].data field, so its column's type byte is readable,
+ * and a numeric column's data points at a whole struct ossd_numeric. */
 static void
 emit_materialize (struct ossd_jit_lifter *L, LLVMValueRef addr)
 {
+  LLVMBasicBlockRef is_num = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBasicBlockRef has_data = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBasicBlockRef convert = LLVMAppendBasicBlockInContext (L->cx, L->fn, "lazy");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+
+  LLVMValueRef type = load_at (L, addr, offsetof (struct ossd_col, type)
+                               - offsetof (struct ossd_col, data), L->i8);
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntEQ, type,
+                                        LLVMConstInt (L->i8, OSSD_T_NUMERIC, 0), ""),
+                   is_num, done);
+  LLVMPositionBuilderAtEnd (L->b, is_num);
+  LLVMValueRef data = load_at (L, addr, 0, L->i64);
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntNE, data, ossd_jit_const64 (L, 0), ""),
+                   has_data, done);
+  LLVMPositionBuilderAtEnd (L->b, has_data);
+  LLVMValueRef flags = load_at (L, data, offsetof (struct ossd_numeric, flags), L->i32);
+  LLVMValueRef lazy = LLVMBuildAnd (L->b, flags, LLVMConstInt (L->i32, OSSD_NUMERIC_LAZY_FLAGS, 0), "");
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntNE, lazy, LLVMConstInt (L->i32, 0, 0), ""),
+                   convert, done);
+  LLVMPositionBuilderAtEnd (L->b, convert);
   LLVMValueRef args[6] = {
     L->ctx_int, addr, ossd_jit_const64 (L, 0),
     ossd_jit_const64 (L, 0), ossd_jit_const64 (L, 0), L->st,
@@ -162,6 +195,8 @@ emit_materialize (struct ossd_jit_lifter *L, LLVMValueRef addr)
                               LLVMPointerType (L->helper_ty, 0));
   LLVMBuildCall2 (L->b, L->helper_ty, f, args, 6, "");
   emit_row_to_host_exit (L);
+  LLVMBuildBr (L->b, done);
+  LLVMPositionBuilderAtEnd (L->b, done);
 }
 
 void

@@ -12,11 +12,6 @@ typedef unsigned __int128 u128;
 static const i128 I128_MAX = (i128) (((u128) 1 << 127) - 1);
 static const i128 I128_MIN = -(i128) (((u128) 1 << 127) - 1) - 1;
 
-bool
-ossd_num_scale_ok (int32_t scale)
-{
-  return scale >= 0 && scale <= OSSD_NUMERIC_MAX_SCALE;
-}
 
 /* 10^0 .. 10^38 (10^38 < 2^127 < 10^39). */
 #define P18 ((i128) 1000000000000000000LL)
@@ -52,29 +47,7 @@ int
 ossd_numeric_cmp (const struct ossd_numeric *a, const struct ossd_numeric *b,
                   int *result)
 {
-  i128 x = ossd_num_get (a), y = ossd_num_get (b);
-  if (!ossd_num_scale_ok (a->scale) || !ossd_num_scale_ok (b->scale))
-    return -ERANGE;
-  /* Bring both to the larger scale; if that overflows, the scaled value
-   * exceeds every 128-bit value in magnitude, so its sign decides. */
-  if (a->scale < b->scale)
-    {
-      if (!ossd_num_scale_up (x, b->scale - a->scale, &x))
-        {
-          *result = x > 0 ? 1 : -1;   /* x keeps its value (and sign) */
-          return 0;
-        }
-    }
-  else if (b->scale < a->scale)
-    {
-      if (!ossd_num_scale_up (y, a->scale - b->scale, &y))
-        {
-          *result = y > 0 ? -1 : 1;   /* y keeps its value (and sign) */
-          return 0;
-        }
-    }
-  *result = x < y ? -1 : x > y ? 1 : 0;
-  return 0;
+  return ossd_num_cmp (a, b, result);
 }
 
 static int

@@ -20,6 +20,8 @@
 #define NUM_PENDING      0x80000000u
 #define NUM_FAILED_RANGE 0x40000000u
 #define NUM_FAILED_BAD   0x20000000u
+_Static_assert ((NUM_PENDING | NUM_FAILED_RANGE | NUM_FAILED_BAD) == OSSD_NUMERIC_LAZY_FLAGS,
+                "the JIT tests these flags inline");
 
 void
 ossd_numeric_bind_lazy (struct ossd_numeric *n, const void *payload, uint32_t len)

@@ -204,6 +204,8 @@ void ossd_exec_state_init (struct ossd_exec_state *st);
  * beyond 128 bits) or -EINVAL (malformed) for a column the last run
  * tried to convert. */
 void ossd_numeric_bind_lazy (struct ossd_numeric *n, const void *payload, uint32_t len);
+/* flags bits of a lazily bound value not converted yet (or that failed) */
+#define OSSD_NUMERIC_LAZY_FLAGS 0xE0000000u
 void ossd_rt_col_materialize (const struct ossd_kctx *ctx, uint64_t addr,
                               struct ossd_exec_state *st);
 int ossd_numeric_bind_failure (const struct ossd_numeric *n);
