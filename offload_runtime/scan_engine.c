@@ -354,6 +354,19 @@ sext (uint64_t v, int len)
     }
 }
 
+/* A float4 Datum as kernels and aggregates take it: float8 bits. */
+static inline uint64_t
+float4_widened (uint64_t datum)
+{
+  float f;
+  uint32_t bits = (uint32_t) datum;
+  memcpy (&f, &bits, 4);
+  double x = f;
+  uint64_t out;
+  memcpy (&out, &x, 8);
+  return out;
+}
+
 /* ctx->col[i] from a deformed datum d of an attribute (or constant)
  * shaped like a.  0 or an OSSD_HR_* reason. */
 static inline __attribute__ ((always_inline)) int
@@ -382,15 +395,7 @@ bind_one (struct worker *w, uint32_t i, const struct ossd_datum *d,
     return OSSD_HR_TOAST;
   if (a->byval)
     {
-      c->value = d->datum;
-      if (tag == OSSD_T_FLOAT4)
-        {
-          float f;
-          uint32_t bits = (uint32_t) d->datum;
-          memcpy (&f, &bits, 4);
-          double x = f;
-          memcpy (&c->value, &x, 8);
-        }
+      c->value = tag == OSSD_T_FLOAT4 ? float4_widened (d->datum) : d->datum;
       return 0;
     }
   const uint8_t *p = d->ptr;
@@ -560,15 +565,7 @@ output_columns (struct worker *w)
       if (a->byval)
         {
           ov->datum = tag == OSSD_T_OID ? (d->datum & 0xffffffffu) : d->datum;
-          in->value = d->datum;
-          if (tag == OSSD_T_FLOAT4)
-            {
-              float f;
-              uint32_t bits = (uint32_t) d->datum;
-              memcpy (&f, &bits, 4);
-              double x = f;
-              memcpy (&in->value, &x, 8);
-            }
+          in->value = tag == OSSD_T_FLOAT4 ? float4_widened (d->datum) : d->datum;
           continue;
         }
       ov->ptr = d->ptr;
