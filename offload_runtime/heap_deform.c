@@ -296,24 +296,33 @@ ossd_deform_planned (const struct ossd_deform_plan *p, const uint8_t *tup, uint3
       || hoff + p->fixed_end > tuplen)
     return ossd_deform (tup, tuplen, p->attrs, p->natts, p->upto, p->want, out, err, errlen);
 
+  /* locals: the stores into out[] could alias the plan for the compiler */
+  const struct ossd_deform_step *restrict steps = p->steps;
+  const uint32_t upto = p->upto, nfixed = p->nfixed;
   uint32_t i = 0, off = hoff + p->fixed_end;
-  for (; i < p->nfixed; i++)
-    if (p->steps[i].flags & STEP_WANT)
-      put_datum (&p->steps[i], tup + hoff + p->steps[i].fixed_off,
-                 (uint32_t) p->steps[i].len, 0, &out[i]);
-  for (; i < p->upto; i++)
+  for (; i < nfixed; i++)
+    if (steps[i].flags & STEP_WANT)
+      put_datum (&steps[i], tup + hoff + steps[i].fixed_off, (uint32_t) steps[i].len, 0,
+                 &out[i]);
+  for (; i < upto; i++)
     {
-      const struct ossd_deform_step *st = &p->steps[i];
+      const struct ossd_deform_step *st = &steps[i];
       uint32_t size;
       uint8_t flags = 0;
       if (st->len == -1)
         {
-          /* a non-zero byte at the unaligned position is a 1-byte header */
-          if (off >= tuplen || tup[off] == 0)
-            off = align_up (off, st->align);
           if (off >= tuplen)
             goto overrun;
           uint8_t b0 = tup[off];
+          if (b0 == 0)
+            {
+              /* padding (always zero) before an aligned 4-byte header; a
+               * non-zero byte here can only be a 1-byte header */
+              off = align_up (off, st->align);
+              if (off >= tuplen)
+                goto overrun;
+              b0 = tup[off];
+            }
           if ((b0 & 0x01) && b0 != 0x01)
             size = b0 >> 1;      /* short varlena, the common case */
           else
@@ -341,7 +350,7 @@ ossd_deform_planned (const struct ossd_deform_plan *p, const uint8_t *tup, uint3
             goto overrun;
           size = (uint32_t) (nul - (tup + off)) + 1;
         }
-      if (off > tuplen || size > tuplen - off)
+      if ((uint64_t) off + size > tuplen)
         goto overrun;
       if (st->flags & STEP_WANT)
         put_datum (st, tup + off, size, flags, &out[i]);
