@@ -253,6 +253,49 @@ ossd_jit_lift_lddw (struct ossd_jit_lifter *L, uint32_t pc)
   LLVMBuildStore (L->b, ossd_jit_const64 (L, v), L->regs[in->dst_reg]);
 }
 
+/* ossd_numeric_cmp inline when both numbers have the same valid scale
+ * (a column against a constant of its type): a signed 128-bit compare,
+ * exactly what the helper computes then.  Other cases fall through to
+ * the helper call, which the caller emits where this leaves the builder;
+ * returns the block both paths join in.  The arguments were checked
+ * (24 readable bytes each) before. */
+static LLVMBasicBlockRef
+emit_numeric_cmp_same_scale (struct ossd_jit_lifter *L)
+{
+  LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext (L->cx, L->fn, "numcmp");
+  LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMTypeRef i128 = LLVMInt128TypeInContext (L->cx);
+  LLVMValueRef a = reg_get (L, 1), b = reg_get (L, 2);
+  LLVMValueRef sa = load_at (L, a, offsetof (struct ossd_numeric, scale), L->i32);
+  LLVMValueRef sb = load_at (L, b, offsetof (struct ossd_numeric, scale), L->i32);
+  LLVMValueRef same = LLVMBuildICmp (L->b, LLVMIntEQ, sa, sb, "");
+  LLVMValueRef valid = LLVMBuildICmp (L->b, LLVMIntULE, sa,
+                                      LLVMConstInt (L->i32, OSSD_NUMERIC_MAX_SCALE, 0), "");
+  LLVMBuildCondBr (L->b, LLVMBuildAnd (L->b, same, valid, ""), fast, slow);
+
+  LLVMPositionBuilderAtEnd (L->b, fast);
+  LLVMValueRef v[2];
+  LLVMValueRef p[2] = { a, b };
+  for (int k = 0; k < 2; k++)
+    {
+      LLVMValueRef lo = LLVMBuildZExt (L->b, load_at (L, p[k], offsetof (struct ossd_numeric, lo), L->i64),
+                                       i128, "");
+      LLVMValueRef hi = LLVMBuildZExt (L->b, load_at (L, p[k], offsetof (struct ossd_numeric, hi), L->i64),
+                                       i128, "");
+      v[k] = LLVMBuildOr (L->b, LLVMBuildShl (L->b, hi, LLVMConstInt (i128, 64, 0), ""), lo, "");
+    }
+  LLVMValueRef lt = LLVMBuildICmp (L->b, LLVMIntSLT, v[0], v[1], "");
+  LLVMValueRef gt = LLVMBuildICmp (L->b, LLVMIntSGT, v[0], v[1], "");
+  LLVMValueRef r = LLVMBuildSelect (L->b, lt, ossd_jit_const64 (L, (uint64_t) -1),
+                                    LLVMBuildZExt (L->b, gt, L->i64, ""), "");
+  LLVMBuildStore (L->b, r, L->regs[OSSD_R0]);
+  LLVMBuildBr (L->b, join);
+
+  LLVMPositionBuilderAtEnd (L->b, slow);
+  return join;
+}
+
 void
 ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
 {
@@ -269,6 +312,7 @@ ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
       emit_check (L, pc, ax->arg_region[k], ax->arg_col[k], reg_get (L, k + 1), size,
                   h->arg[k] == OSSD_ARG_NUMERIC_W, ossd_jit_reason_helper);
     }
+  LLVMBasicBlockRef join = in->imm == OSSD_H_NUMERIC_CMP ? emit_numeric_cmp_same_scale (L) : NULL;
   LLVMValueRef args[6];
   for (int k = 0; k < 5; k++)
     args[k] = reg_get (L, k + 1);
@@ -278,4 +322,9 @@ ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
   LLVMBuildStore (L->b, r0, L->regs[OSSD_R0]);
 
   emit_row_to_host_exit (L);
+  if (join)
+    {
+      LLVMBuildBr (L->b, join);
+      LLVMPositionBuilderAtEnd (L->b, join);
+    }
 }
