@@ -675,6 +675,72 @@ gen_bool(QGen *g, Expr *e, int Lt, int Lf, int Ln)
 	}
 }
 
+/* A generator with empty buffers, for relation relid. */
+static void
+qgen_init(QGen *g, Index relid)
+{
+	memset(g, 0, sizeof(*g));
+	g->cap = 64;
+	g->insns = palloc(g->cap * sizeof(struct ossd_insn));
+	g->labcap = 32;
+	g->labels = palloc(g->labcap * sizeof(int));
+	g->fixcap = 32;
+	g->fixups = palloc(g->fixcap * sizeof(Fixup));
+	initStringInfo(&g->rodata);
+	g->relid = relid;
+}
+
+/*
+ * Resolve the jumps and build the raw image (struct ossd_raw_header,
+ * instructions, rodata) and the bindings into out.  False, with a
+ * reason, when the kernel is too long or a jump does not fit 16 bits.
+ */
+static bool
+qgen_finish(QGen *g, OssdProgram *out, char **why)
+{
+	struct ossd_raw_header hdr;
+	bytea	   *img;
+	Size		len;
+
+	if (g->ninsns > OSSD_MAX_INSNS)
+	{
+		*why = "kernel too long";
+		return false;
+	}
+	for (int i = 0; i < g->nfixups; i++)
+	{
+		int			target = g->labels[g->fixups[i].label];
+
+		Assert(target >= 0);
+		if (target - (g->fixups[i].insn + 1) > PG_INT16_MAX)
+		{
+			*why = "jump too long";
+			return false;
+		}
+		g->insns[g->fixups[i].insn].off = (int16) (target - (g->fixups[i].insn + 1));
+	}
+
+	hdr.magic = OSSD_RAW_MAGIC;
+	hdr.version = 1;
+	hdr.insn_count = g->ninsns;
+	hdr.rodata_len = g->rodata.len;
+	len = sizeof(hdr) + g->ninsns * sizeof(struct ossd_insn) + g->rodata.len;
+	img = palloc(VARHDRSZ + len);
+	SET_VARSIZE(img, VARHDRSZ + len);
+	memcpy(VARDATA(img), &hdr, sizeof(hdr));
+	memcpy(VARDATA(img) + sizeof(hdr), g->insns, g->ninsns * sizeof(struct ossd_insn));
+	if (g->rodata.len)
+		memcpy(VARDATA(img) + sizeof(hdr) + g->ninsns * sizeof(struct ossd_insn),
+			   g->rodata.data, g->rodata.len);
+
+	out->image = img;
+	out->ninsns = g->ninsns;
+	out->bind = NIL;
+	for (int i = 0; i < g->nbind; i++)
+		out->bind = lappend_int(out->bind, g->bind[i]);
+	return true;
+}
+
 /*
  * Compile the implicit AND of quals into a filter kernel.  Returns false
  * (with a reason) when any part is not on the whitelist.
@@ -685,21 +751,9 @@ ossd_compile_filter(List *quals, Index relid, OssdProgram *out, char **why)
 	QGen		g;
 	int			Lt,
 				Lf;
-	struct ossd_insn *insns;
-	struct ossd_raw_header hdr;
-	bytea	   *img;
-	Size		len;
 	Expr	   *top;
 
-	memset(&g, 0, sizeof(g));
-	g.cap = 64;
-	g.insns = palloc(g.cap * sizeof(struct ossd_insn));
-	g.labcap = 32;
-	g.labels = palloc(g.labcap * sizeof(int));
-	g.fixcap = 32;
-	g.fixups = palloc(g.fixcap * sizeof(Fixup));
-	initStringInfo(&g.rodata);
-	g.relid = relid;
+	qgen_init(&g, relid);
 
 	Lt = label_new(&g);
 	Lf = label_new(&g);
@@ -722,44 +776,7 @@ ossd_compile_filter(List *quals, Index relid, OssdProgram *out, char **why)
 	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_TO_HOST));
 	emit(&g, (struct ossd_insn) OSSD_EXIT());
 
-	if (g.ninsns > OSSD_MAX_INSNS)
-	{
-		*why = "kernel too long";
-		return false;
-	}
-	for (int i = 0; i < g.nfixups; i++)
-	{
-		int			target = g.labels[g.fixups[i].label];
-
-		Assert(target >= 0);
-		if (target - (g.fixups[i].insn + 1) > PG_INT16_MAX)
-		{
-			*why = "jump too long";
-			return false;
-		}
-		g.insns[g.fixups[i].insn].off = (int16) (target - (g.fixups[i].insn + 1));
-	}
-	insns = g.insns;
-
-	hdr.magic = OSSD_RAW_MAGIC;
-	hdr.version = 1;
-	hdr.insn_count = g.ninsns;
-	hdr.rodata_len = g.rodata.len;
-	len = sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn) + g.rodata.len;
-	img = palloc(VARHDRSZ + len);
-	SET_VARSIZE(img, VARHDRSZ + len);
-	memcpy(VARDATA(img), &hdr, sizeof(hdr));
-	memcpy(VARDATA(img) + sizeof(hdr), insns, g.ninsns * sizeof(struct ossd_insn));
-	if (g.rodata.len)
-		memcpy(VARDATA(img) + sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn),
-			   g.rodata.data, g.rodata.len);
-
-	out->image = img;
-	out->ninsns = g.ninsns;
-	out->bind = NIL;
-	for (int i = 0; i < g.nbind; i++)
-		out->bind = lappend_int(out->bind, g.bind[i]);
-	return true;
+	return qgen_finish(&g, out, why);
 }
 
 /* ---------------------------------------------------------------------
@@ -904,19 +921,8 @@ ossd_compile_map(List *exprs, Index relid, List *prebind, OssdProgram *out,
 	QGen		g;
 	ListCell   *lc;
 	int			i = 0;
-	struct ossd_raw_header hdr;
-	bytea	   *img;
-	Size		len;
 
-	memset(&g, 0, sizeof(g));
-	g.cap = 64;
-	g.insns = palloc(g.cap * sizeof(struct ossd_insn));
-	g.labcap = 32;
-	g.labels = palloc(g.labcap * sizeof(int));
-	g.fixcap = 32;
-	g.fixups = palloc(g.fixcap * sizeof(Fixup));
-	initStringInfo(&g.rodata);
-	g.relid = relid;
+	qgen_init(&g, relid);
 	g.Lhost = label_new(&g);
 	foreach(lc, prebind)
 		g.bind[g.nbind++] = lfirst_int(lc);
@@ -994,28 +1000,5 @@ ossd_compile_map(List *exprs, Index relid, List *prebind, OssdProgram *out,
 	emit(&g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, OSSD_ROW_TO_HOST));
 	emit(&g, (struct ossd_insn) OSSD_EXIT());
 
-	for (int k = 0; k < g.nfixups; k++)
-	{
-		int			target = g.labels[g.fixups[k].label];
-
-		g.insns[g.fixups[k].insn].off = (int16) (target - (g.fixups[k].insn + 1));
-	}
-	hdr.magic = OSSD_RAW_MAGIC;
-	hdr.version = 1;
-	hdr.insn_count = g.ninsns;
-	hdr.rodata_len = g.rodata.len;
-	len = sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn) + g.rodata.len;
-	img = palloc(VARHDRSZ + len);
-	SET_VARSIZE(img, VARHDRSZ + len);
-	memcpy(VARDATA(img), &hdr, sizeof(hdr));
-	memcpy(VARDATA(img) + sizeof(hdr), g.insns, g.ninsns * sizeof(struct ossd_insn));
-	if (g.rodata.len)
-		memcpy(VARDATA(img) + sizeof(hdr) + g.ninsns * sizeof(struct ossd_insn),
-			   g.rodata.data, g.rodata.len);
-	out->image = img;
-	out->ninsns = g.ninsns;
-	out->bind = NIL;
-	for (int k = 0; k < g.nbind; k++)
-		out->bind = lappend_int(out->bind, g.bind[k]);
-	return true;
+	return qgen_finish(&g, out, why);
 }
