@@ -61,7 +61,6 @@
 #include "ossd_exec.h"
 #include "pg_ossd.h"
 
-extern void ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
 
 static void ossd_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ossd_exec(CustomScanState *node);
@@ -232,7 +231,6 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	ListCell   *lc;
 	int			i;
 	MemoryContextCallback *cb;
-	extern void ossd_agg_begin(OssdScanState *ss, EState *estate);
 
 	ss->aggpriv = (List *) list_nth(priv, OSSD_PRIV_AGG);
 	if (ss->aggpriv != NIL)
@@ -491,7 +489,6 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	OssdStreamCtx *s;
 	sigset_t	all,
 				old;
-	extern void ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc);
 
 	sc.n_targets = list_length(segs);
 	sc.targets = palloc(sizeof(Ossd__ScanTarget *) * sc.n_targets);
@@ -1115,7 +1112,6 @@ ossd_access(ScanState *node)
 {
 	OssdScanState *ss = (OssdScanState *) node;
 
-	extern TupleTableSlot *ossd_agg_next(OssdScanState *ss);
 
 	if (ss->agg)
 		return ossd_agg_next(ss);
@@ -1165,7 +1161,6 @@ static void
 ossd_rescan(CustomScanState *node)
 {
 	OssdScanState *ss = (OssdScanState *) node;
-	extern void ossd_agg_rescan(OssdScanState *ss);
 
 	ossd_end(node);
 	ss->started = false;

@@ -123,4 +123,12 @@ extern void ossd_scan_begin(OssdScanState *ss, EState *estate);
 extern TupleTableSlot *ossd_scan_next_row(OssdScanState *ss);
 extern void ossd_scan_stop(OssdScanState *ss);
 
+/* ossd_upper.c: device-side partial aggregation, host-side final merge */
+extern void ossd_agg_begin(OssdScanState *ss, EState *estate);
+extern void ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc);
+extern void ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
+extern TupleTableSlot *ossd_agg_next(OssdScanState *ss);
+extern void ossd_agg_rescan(OssdScanState *ss);
+extern void ossd_agg_explain(OssdScanState *ss, List *dpcontext, struct ExplainState *es);
+
 #endif							/* OSSD_EXEC_H */

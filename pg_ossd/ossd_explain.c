@@ -20,7 +20,6 @@
 #include "ossd_exec.h"
 #include "pg_ossd.h"
 
-extern void ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es);
 
 void
 ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)

@@ -215,7 +215,17 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cp->custom_private = device_quals;
 	cp->methods = &ossd_path_methods;
 	ossd_cost(root, rel, device_quals, &cp->path);
+	ossd_add_offload_path(rel, cp);
+}
 
+/*
+ * add_path for an offloaded path; under ossd.force_offload it becomes the
+ * relation's only path, at zero cost (the debug switch that makes tests
+ * run the drive).
+ */
+void
+ossd_add_offload_path(RelOptInfo *rel, CustomPath *cp)
+{
 	if (ossd_force_offload)
 	{
 		rel->pathlist = NIL;

@@ -411,14 +411,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		cp->path.total_cost = 10.0 + cheapest->total_cost * ((1.0 - f) + f * ossd_cost_factor) +
 			cp->path.rows * cpu_tuple_cost;
 	}
-	if (ossd_force_offload)
-	{
-		output_rel->pathlist = NIL;
-		output_rel->partial_pathlist = NIL;
-		cp->path.startup_cost = 0;
-		cp->path.total_cost = 0;
-	}
-	add_path(output_rel, &cp->path);
+	ossd_add_offload_path(output_rel, cp);
 }
 
 static Plan *
@@ -614,7 +607,6 @@ agg_host_tuple(OssdScanState *ss, TupleTableSlot *slot)
 }
 
 /* Merge the partial groups of a chunk (called by ossd_exec.c). */
-void		ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
 void
 ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c)
 {
@@ -695,7 +687,6 @@ ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c)
 				 errmsg("malformed partial group in a scan chunk from drive \"%s\"", ss->uri)));
 }
 
-void		ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc);
 void
 ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc)
 {
@@ -751,7 +742,6 @@ ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc)
 }
 
 /* Set up aggregation state (from ossd_scan_begin). */
-void		ossd_agg_begin(OssdScanState *ss, EState *estate);
 void
 ossd_agg_begin(OssdScanState *ss, EState *estate)
 {
@@ -930,7 +920,6 @@ emit_group(OssdScanState *ss, TupleTableSlot *keys, AggAcc *accs)
 	return ExecStoreVirtualTuple(slot);
 }
 
-TupleTableSlot *ossd_agg_next(OssdScanState *ss);
 TupleTableSlot *
 ossd_agg_next(OssdScanState *ss)
 {
@@ -964,7 +953,6 @@ ossd_agg_next(OssdScanState *ss)
 	}
 }
 
-void		ossd_agg_rescan(OssdScanState *ss);
 void
 ossd_agg_rescan(OssdScanState *ss)
 {
@@ -979,7 +967,6 @@ ossd_agg_rescan(OssdScanState *ss)
 		ae->single = MemoryContextAllocZero(ae->tablecxt, sizeof(AggAcc) * ae->naggs);
 }
 
-void		ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es);
 void
 ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
 {

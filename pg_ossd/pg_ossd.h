@@ -94,6 +94,7 @@ extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
 
 /* ossd_planner.c */
 extern void ossd_planner_init(void);
+extern void ossd_add_offload_path(RelOptInfo *rel, CustomPath *cp);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblEntry *rte, char **uri);
