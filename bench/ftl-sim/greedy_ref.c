@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "splitmix.h"
+
 struct model
 {
   uint32_t blocks, spb;
@@ -23,10 +25,7 @@ struct model
 static uint64_t
 rnd (uint64_t *s)
 {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return splitmix64 (s);
 }
 
 static void

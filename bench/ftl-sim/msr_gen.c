@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitmix.h"
+
 struct gen
 {
   uint64_t records, disk_bytes, seed;
@@ -24,10 +26,7 @@ struct gen
 static uint64_t
 rnd (uint64_t *s)
 {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return splitmix64 (s);
 }
 
 static double

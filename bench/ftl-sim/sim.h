@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "splitmix.h"
 
 #include "ossd_ftl.h"
 
@@ -118,11 +119,7 @@ uint64_t sim_rss_kib (void);
 static inline uint64_t
 sim_rand (struct sim *s)
 {
-  /* splitmix64 */
-  uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return splitmix64 (&s->rng);
 }
 static inline double
 sim_rand01 (struct sim *s)
