@@ -41,6 +41,15 @@ struct ossd_connect_opts
   uint32_t max_chunk;          /* 0 = transport max transfer */
   const char *client_name;     /* shown in drive logs */
   uint32_t timeout_ms;         /* overall per-call timeout, 0 = 60000 */
+  /* Latency against CPU: wait for a reply by polling for up to spin_us
+   * before sleeping (NBD; 0 = sleep at once).  A sleep and wake-up costs
+   * tens of microseconds on a virtual machine, a drive command not many
+   * more. */
+  uint32_t spin_us;
+  /* Called on the calling thread just before each wait for the drive
+   * (ossdfs passes its FUSE reader role on there: host/ossdfs/loop.c). */
+  void (*before_wait) (void *arg);
+  void *before_wait_arg;
 };
 
 int ossd_connect (const char *uri, const struct ossd_connect_opts *opts,

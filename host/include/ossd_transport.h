@@ -58,6 +58,10 @@ struct ossd_transport
   uint32_t max_transfer;       /* largest single READ/WRITE in bytes */
   bool knows_connections;      /* drive frees slots on disconnect */
   void *priv;                  /* transport state */
+  /* Set by the client from ossd_connect_opts after open. */
+  uint64_t spin_ns;            /* poll a reply this long before sleeping */
+  void (*before_wait) (void *arg);
+  void *before_wait_arg;
 };
 
 /* Open `uri`; picks the transport by scheme.  Returns 0 or a negative
@@ -70,6 +74,13 @@ void ossd_transport_close (struct ossd_transport *t);
  * ios[i].result says which failed). */
 int ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios,
                           size_t n, char *why, size_t whylen);
+/* One I/O or a device cache flush; like the ops, after before_wait. */
+int ossd_transport_pread (struct ossd_transport *t, void *buf, size_t len,
+                          uint64_t off, char *why, size_t whylen);
+int ossd_transport_pwrite (struct ossd_transport *t, const void *buf,
+                           size_t len, uint64_t off, char *why,
+                           size_t whylen);
+int ossd_transport_flush (struct ossd_transport *t, char *why, size_t whylen);
 
 /* Per-scheme constructors (rest = the URI after "scheme:"). */
 int ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,

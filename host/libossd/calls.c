@@ -983,7 +983,7 @@ ossd_volume_pread (ossd_t *o, void *buf, size_t len, uint64_t off,
 {
   char why[300];
   int r = volume_check (o, len, off, err);
-  if (r == 0 && (r = o->t->ops->pread (o->t, buf, len, off, why, sizeof why)) < 0)
+  if (r == 0 && (r = ossd_transport_pread (o->t, buf, len, off, why, sizeof why)) < 0)
     client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
   return r;
 }
@@ -994,7 +994,7 @@ ossd_volume_pwrite (ossd_t *o, const void *buf, size_t len, uint64_t off,
 {
   char why[300];
   int r = volume_check (o, len, off, err);
-  if (r == 0 && (r = o->t->ops->pwrite (o->t, buf, len, off, why, sizeof why)) < 0)
+  if (r == 0 && (r = ossd_transport_pwrite (o->t, buf, len, off, why, sizeof why)) < 0)
     client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
   return r;
 }
@@ -1021,9 +1021,9 @@ ossd_poll_events (ossd_t *o, uint64_t *cursor, Ossd__EventBatch **batch,
   h.nonce = o->nonce;
   h.total_length = n;
   ossd_frame_encode (&h, buf + OSSD_FRAME_HDR_SIZE, n, buf, OSSD_LBA_SIZE);
-  r = o->t->ops->pwrite (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
+  r = ossd_transport_pwrite (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
   if (r == 0)
-    r = o->t->ops->pread (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
+    r = ossd_transport_pread (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
   if (r == 0)
     r = ossd_frame_decode (buf, OSSD_LBA_SIZE, &h, &chunk, why, sizeof why);
   if (r < 0)

@@ -58,7 +58,7 @@ read_control (ossd_t *o, struct ossd_control *c, ossd_error *err)
 
   if (posix_memalign ((void **) &lba, OSSD_LBA_SIZE, OSSD_LBA_SIZE))
     return -ENOMEM;
-  r = o->t->ops->pread (o->t, lba, OSSD_LBA_SIZE,
+  r = ossd_transport_pread (o->t, lba, OSSD_LBA_SIZE,
                         o->t->size_bytes - OSSD_LBA_SIZE, why, sizeof why);
   if (r == 0)
     r = ossd_control_decode (lba, c, why, sizeof why);
@@ -95,7 +95,7 @@ send_frames (ossd_t *o, struct client_slot *s, const uint8_t *msg,
       io = (io + OSSD_LBA_SIZE - 1) / OSSD_LBA_SIZE * OSSD_LBA_SIZE;
       memset (s->buf + OSSD_FRAME_HDR_SIZE + n, 0,
               io - OSSD_FRAME_HDR_SIZE - n);
-      r = o->t->ops->pwrite (o->t, s->buf, io, lba * OSSD_LBA_SIZE, why,
+      r = ossd_transport_pwrite (o->t, s->buf, io, lba * OSSD_LBA_SIZE, why,
                              sizeof why);
       if (r < 0)
         {
@@ -388,7 +388,7 @@ client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
 
       /* A frame the batch read is used as is: the drive handed it out
        * (a first chunk read again would be the second). */
-      r = have ? 0 : o->t->ops->pread (o->t, s->buf, want,
+      r = have ? 0 : ossd_transport_pread (o->t, s->buf, want,
                                        lba * OSSD_LBA_SIZE, why, sizeof why);
       have = 0;
       if (r < 0)
@@ -509,6 +509,9 @@ ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
       client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
       goto fail;
     }
+  o->t->spin_ns = (uint64_t) o->opts.spin_us * 1000;
+  o->t->before_wait = o->opts.before_wait;
+  o->t->before_wait_arg = o->opts.before_wait_arg;
   if (o->t->size_bytes < 4 * OSSD_LBA_SIZE)
     {
       client_set_error (err, OSSD_STATUS_TRANSPORT, ENODEV,

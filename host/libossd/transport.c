@@ -39,6 +39,8 @@ ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
 {
   int first = 0;
 
+  if (t->before_wait)
+    t->before_wait (t->before_wait_arg);
   if (t->ops->batch)
     return t->ops->batch (t, ios, n, why, whylen);
   for (size_t i = 0; i < n; i++)
@@ -50,6 +52,32 @@ ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
         first = ios[i].result;
     }
   return first;
+}
+
+int
+ossd_transport_pread (struct ossd_transport *t, void *buf, size_t len,
+                      uint64_t off, char *why, size_t whylen)
+{
+  if (t->before_wait)
+    t->before_wait (t->before_wait_arg);
+  return t->ops->pread (t, buf, len, off, why, whylen);
+}
+
+int
+ossd_transport_pwrite (struct ossd_transport *t, const void *buf, size_t len,
+                       uint64_t off, char *why, size_t whylen)
+{
+  if (t->before_wait)
+    t->before_wait (t->before_wait_arg);
+  return t->ops->pwrite (t, buf, len, off, why, whylen);
+}
+
+int
+ossd_transport_flush (struct ossd_transport *t, char *why, size_t whylen)
+{
+  if (t->before_wait)
+    t->before_wait (t->before_wait_arg);
+  return t->ops->flush (t, why, whylen);
 }
 
 void

@@ -9,10 +9,12 @@
  * at once: the drive serves them on parallel threads. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libnbd.h>
 
@@ -24,6 +26,7 @@ struct nbd_conn
   pthread_mutex_t lock;
   pthread_cond_t cond;         /* a command completed, or the poller left */
   bool polling;                /* some thread is inside nbd_poll */
+  unsigned waiters;            /* threads inside nbd_wait */
 };
 
 /* Completion state of one command (lives on the waiter's stack). */
@@ -55,15 +58,31 @@ nbd_cmd_completed (void *user_data, int *error)
   return 1;                     /* retire the command */
 }
 
-/* Wait until every command of cmds[0..n) completed, driving the
- * connection when no other thread does. */
-static int
-nbd_wait (struct nbd_conn *c, struct nbd_cmd *cmds, size_t n, char *why,
-          size_t whylen)
+static uint64_t
+mono_ns (void)
 {
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* Wait until every command of cmds[0..n) completed, driving the
+ * connection when no other thread does.  The driving thread first polls
+ * the socket without sleeping for up to spin_ns: a wake-up from poll(2)
+ * costs more than a short reply takes. */
+static int
+nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
+          size_t n, char *why, size_t whylen)
+{
+  uint64_t spin_end = 0;
   int r = 0;
 
   pthread_mutex_lock (&c->lock);
+  /* Spin only alone: with several threads waiting, the CPU is better
+   * left to whoever has work. */
+  if (spin_ns && c->waiters++ == 0)
+    spin_end = mono_ns () + spin_ns;
   for (;;)
     {
       size_t i = 0;
@@ -78,15 +97,28 @@ nbd_wait (struct nbd_conn *c, struct nbd_cmd *cmds, size_t n, char *why,
         }
       c->polling = true;
       pthread_mutex_unlock (&c->lock);
-      /* Bounded, so the role passes around even on a quiet socket. */
-      if (nbd_poll (c->h, 50) == -1)
-        r = nbd_fail ("poll", why, whylen);
+      for (;;)
+        {
+          /* Bounded, so the role passes around even on a quiet socket.
+           * Polls that find nothing while spinning keep the role: the
+           * completion callbacks wake the threads whose commands end. */
+          int timeout = spin_end && mono_ns () < spin_end ? 0 : 50;
+          int progressed = nbd_poll (c->h, timeout);
+
+          if (progressed == -1)
+            r = nbd_fail ("poll", why, whylen);
+          if (progressed != 0 || timeout != 0)
+            break;
+          sched_yield ();
+        }
       pthread_mutex_lock (&c->lock);
       c->polling = false;
       pthread_cond_broadcast (&c->cond);
       if (r < 0)
         break;
     }
+  if (spin_ns)
+    c->waiters--;
   pthread_mutex_unlock (&c->lock);
   return r;
 }
@@ -124,7 +156,7 @@ nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
             first = ios[i].result;
         }
     }
-  r = nbd_wait (c, cmds, n, why, whylen);
+  r = nbd_wait (c, t->spin_ns, cmds, n, why, whylen);
   for (size_t i = 0; i < n; i++)
     {
       if (cmds[i].error && ios[i].result >= 0)
@@ -170,7 +202,7 @@ nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
 
   if (nbd_aio_flush (c->h, cb, 0) == -1)
     return nbd_fail ("flush", why, whylen);
-  r = nbd_wait (c, &cmd, 1, why, whylen);
+  r = nbd_wait (c, t->spin_ns, &cmd, 1, why, whylen);
   if (r == 0 && cmd.error)
     {
       snprintf (why, whylen, "nbd flush: %s", strerror (cmd.error));

@@ -12,8 +12,9 @@
  * bulk loads write every page once or twice, so this is two FUSE round
  * trips per page saved.
  *
- * How: libfuse sends every reply through fuse_custom_io.writev when one
- * is installed.  The first reply a session ever sends is the INIT reply
+ * How: libfuse sends every reply through fuse_custom_io.writev, which
+ * loop.c installs and which calls killpriv_writev when the option is on.
+ * The first reply a session ever sends is the INIT reply
  * (the kernel sends nothing else before INIT is answered); the flag is
  * OR-ed into its fuse_init_out.flags on the way.  Everything else passes
  * through untouched.  The wire layout (fuse_out_header, fuse_init_out)
@@ -41,16 +42,9 @@ struct wire_out_header           /* struct fuse_out_header */
   uint64_t unique;
 };
 
-static ssize_t
-kp_read (int fd, void *buf, size_t len, void *userdata)
+ssize_t
+killpriv_writev (struct fs *fs, int fd, struct iovec *iov, int count)
 {
-  return read (fd, buf, len);
-}
-
-static ssize_t
-kp_writev (int fd, struct iovec *iov, int count, void *userdata)
-{
-  struct fs *fs = userdata;
   uint8_t init_out[256];
   struct iovec copy[2];
   const struct wire_out_header *oh = iov[0].iov_base;
@@ -73,19 +67,6 @@ kp_writev (int fd, struct iovec *iov, int count, void *userdata)
   copy[1] = (struct iovec) { .iov_base = init_out, .iov_len = iov[1].iov_len };
   fs->killpriv_v2 = true;
   return writev (fd, copy, 2);
-}
-
-int
-killpriv_setup (struct fuse_session *se, struct fs *fs)
-{
-  static const struct fuse_custom_io io = {
-    .read = kp_read,
-    .writev = kp_writev,
-  };
-
-  atomic_store (&fs->init_reply_seen, false);
-  return fuse_session_custom_io (se, &io, fuse_session_fd (se)) == 0
-    ? 0 : -EIO;
 }
 
 bool

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <fuse_lowlevel.h>
@@ -56,6 +57,7 @@
 #define OSSDFS_NAME_MAX     240       /* bytes of a name in a dir slot */
 
 struct fs;
+struct fs_loop;
 struct dir;
 struct xattr;
 
@@ -95,6 +97,7 @@ enum fs_stat
   SC_RELEASE, SC_FSYNC, SC_GETXATTR, SC_CREATE, SC_UNLINK,
   SC_WRITE_ZERO, SC_DRIVE_WRITE, SC_DRIVE_READ, SC_DRIVE_COMPOUND,
   SC_DRIVE_FLUSH, SC_DRIVE_FLUSH_SKIPPED,
+  SC_LOOP_SLEEP, SC_LOOP_CONCURRENT,
   SC_COUNT
 };
 struct fs_stats
@@ -116,6 +119,8 @@ struct fs
   uint64_t next_oid, oid_limit;    /* reserved OID range [next, limit) */
   struct fuse_session *se;     /* for notifications to the kernel */
   struct fs_stats stats;
+  struct fs_loop *loop;       /* loop.c */
+  bool want_killpriv_v2;      /* ask for FUSE_HANDLE_KILLPRIV_V2 */
   _Atomic bool init_reply_seen;  /* killpriv.c: the INIT reply went out */
   bool killpriv_v2;           /* the kernel left suid clearing to us
                                  (killpriv.c) */
@@ -163,13 +168,29 @@ void fs_modified (struct fs *fs);
  * or a negative errno (logged, naming oid). */
 int fs_flush (struct fs *fs, uint64_t oid);
 
+/* ---- loop.c ------------------------------------------------------------- */
+/* After fuse_session_mount: install the device I/O (non-blocking reads,
+ * replies through killpriv_writev when fs->want_killpriv_v2) and prepare
+ * a loop of at most max_threads threads whose reader polls for spin_ns
+ * before sleeping.  Sets fs->loop.  Returns 0 or a negative errno. */
+int loop_setup (struct fs *fs, struct fuse_session *se, uint64_t spin_ns,
+                unsigned max_threads);
+/* Serve requests on this thread and the loop's own until the session
+ * ends; returns 0 or the receive error that ended it. */
+int loop_run (struct fs_loop *l);
+void loop_free (struct fs_loop *l);
+/* libossd's before_wait hook (arg: the struct fs): a leader about to wait
+ * for the drive while other requests are queued switches the loop to
+ * concurrent mode, so they do not wait behind the drive command. */
+void loop_before_drive_wait (void *arg);
+
 /* ---- killpriv.c --------------------------------------------------------- */
-/* After fuse_session_mount: ask for FUSE_HANDLE_KILLPRIV_V2 in the INIT
- * reply (sets fs->killpriv_v2 when sent).  Returns 0 or -EIO. */
+/* The reply path with FUSE_HANDLE_KILLPRIV_V2 OR-ed into the INIT reply
+ * (sets fs->killpriv_v2 when sent); every other reply passes as is. */
+ssize_t killpriv_writev (struct fs *fs, int fd, struct iovec *iov, int count);
 /* xattr.c: drop security.capability (ip->lock held); *killed says if it
  * was there.  0 or the drive's error. */
 int xattr_kill_capability_locked (struct fs *fs, struct inode *ip, bool *killed);
-int killpriv_setup (struct fuse_session *se, struct fs *fs);
 /* Whether a write/truncate/chown by req's caller must clear ip's suid
  * (and group-executable sgid) bits (ip->lock held). */
 bool inode_needs_kill_suid (const struct inode *ip, fuse_req_t req);

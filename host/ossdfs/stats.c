@@ -34,6 +34,8 @@ static const char *const stat_names[SC_COUNT] = {
   [SC_DRIVE_COMPOUND] = "drive.compound",
   [SC_DRIVE_FLUSH] = "drive.flush",
   [SC_DRIVE_FLUSH_SKIPPED] = "drive.flush_skipped",
+  [SC_LOOP_SLEEP] = "loop.sleep",         /* a reader waited (loop.c) */
+  [SC_LOOP_CONCURRENT] = "loop.concurrent",  /* entered concurrent mode */
 };
 
 uint64_t

@@ -1,7 +1,8 @@
 /* test_client_inproc.c - libossd's slot handling on an in-process drive:
  * a client idle past its lease claims its slot again and goes on working;
  * several threads share one connection through separate slots; errors
- * of READ and WRITE come back as the drive's answers. */
+ * of READ and WRITE come back as the drive's answers; the before_wait
+ * hook runs on the caller's thread before each wait for the drive. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -104,6 +105,51 @@ test_write_answers_in_the_write (void **state)
   free (back);
 }
 
+struct hook_count
+{
+  pthread_t caller;
+  int calls, elsewhere;
+};
+
+static void
+count_waits (void *arg)
+{
+  struct hook_count *h = arg;
+
+  h->calls++;
+  if (!pthread_equal (h->caller, pthread_self ()))
+    h->elsewhere++;
+}
+
+static void
+test_before_wait_hook (void **state)
+{
+  struct hook_count h = { .caller = pthread_self () };
+  struct ossd_connect_opts opts = { .before_wait = count_waits,
+                                    .before_wait_arg = &h,
+                                    .spin_us = 100 };
+  ossd_t *o;
+  ossd_error err;
+  char buf[8];
+  size_t got;
+  int before;
+
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8",
+                                  &opts, &o, &err), 0);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  assert_int_equal (ossd_create (o, 3, 5, &err), 0);
+  before = h.calls;
+  assert_int_equal (ossd_write (o, 3, 5, 0, "hooked", 6, &err), 0);
+  assert_true (h.calls > before);       /* the WRITE waited for the drive */
+  before = h.calls;
+  assert_int_equal (ossd_read (o, 3, 5, 0, buf, 6, &got, &err), 0);
+  assert_true (h.calls > before);
+  assert_int_equal (got, 6);
+  assert_memory_equal (buf, "hooked", 6);
+  assert_int_equal (h.elsewhere, 0);
+  ossd_disconnect (o);
+}
+
 struct worker_arg
 {
   ossd_t *o;
@@ -165,6 +211,7 @@ main (void)
     cmocka_unit_test (test_threads_share_a_connection),
     cmocka_unit_test (test_read_errors_are_answers),
     cmocka_unit_test (test_write_answers_in_the_write),
+    cmocka_unit_test (test_before_wait_hook),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

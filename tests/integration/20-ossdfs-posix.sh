@@ -192,5 +192,42 @@ out=$(dd if=/dev/urandom of="$mnt/fill" bs=1M count=1024 2>&1); rc=$?
 out=$(mkdir "$mnt/afterfull" 2>&1 && echo made)
 ok_if "rm of the big file after ENOSPC" rm -f "$mnt/fill"
 ok_if "writing works again after freeing space" dd if=/dev/urandom of="$mnt/again" bs=1M count=16 conv=fsync status=none
-ok_if "final unmount" fs_umount
+ok_if "unmount the small drive" fs_umount
+
+# ---- the request loop (host/ossdfs/loop.c) ------------------------------------
+# A lone caller is served by one spinning reader (solo mode); concurrent
+# callers switch the loop to plain worker threads so that none queues
+# behind another's drive command.
+stat_of () { getfattr --only-values -n user.ossd.stats "$mnt" 2>/dev/null | awk -v k="$1" '$1 == k {print $2}'; }
+par_writers () {   # four writers at once, each a copy of r3m in 8 KiB writes
+  local pids= i
+  for i in 1 2 3 4; do dd if="$work/r3m" of="$mnt/par$1.$i" bs=8k status=none & pids="$pids $!"; done
+  wait $pids || return 1
+  for i in 1 2 3 4; do cmp "$work/r3m" "$mnt/par$1.$i" || return 1; done
+}
+ok_if "mount with the default request loop" fs_mount
+setfattr -n user.ossd.stats -v 0 "$mnt"
+ok_if "a lone writer: 1000 writes of 8 KiB" dd if=/dev/urandom of="$mnt/lone" bs=8k count=1000 status=none
+h=$(stat_of loop.concurrent)
+[ -n "$h" ] && [ "$h" -lt 5 ] && tap_ok "a lone writer keeps the loop solo ($h switches to concurrent mode in 1000 writes)" \
+  || tap_not_ok "a lone writer keeps the loop solo" "loop.concurrent=$h"
+setfattr -n user.ossd.stats -v 0 "$mnt"
+ok_if "four concurrent writers, data intact" par_writers a
+h=$(stat_of loop.concurrent)
+[ -n "$h" ] && [ "$h" -gt 0 ] && tap_ok "concurrent writers switch the loop to concurrent mode ($h times)" \
+  || tap_not_ok "concurrent writers switch the loop to concurrent mode" "loop.concurrent=$h"
+ok_if "unmount" fs_umount
+ok_if "mount with one request thread and no spinning" fs_mount --threads 1 --spin-us 0
+ok_if "four concurrent writers on one thread, data intact" timeout 120 bash -c "$(declare -f par_writers); work=$work mnt=$mnt par_writers b"
+ok_if "unmount" fs_umount
+out=$("$ossdfs" "$mnt" --device "$dev" --spin-us x 2>&1); rc=$?
+[ $rc = 2 ] && case $out in *"--spin-us x"*) true ;; *) false ;; esac \
+  && tap_ok "--spin-us with a bad value: usage error" || tap_not_ok "--spin-us with a bad value: usage error" "rc=$rc $out"
+# (not through ok_if: its subshell would lose fs_pid)
+fs_mount && tap_ok "mount again" || tap_not_ok "mount again" "$(tail -3 "$work/ossdfs.log")"
+kill -TERM "$fs_pid"
+for _ in $(seq 100); do kill -0 "$fs_pid" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$fs_pid" 2>/dev/null && ! mountpoint -q "$mnt" && tap_ok "SIGTERM ends ossdfs and unmounts" \
+  || tap_not_ok "SIGTERM ends ossdfs and unmounts" "$(tail -3 "$work/ossdfs.log")"
+wait "$fs_pid" 2>/dev/null; fs_pid=
 tap_done

@@ -3,7 +3,9 @@
  * removes its own objects through its own slots.
  *
  *   ossd_stress_client URI CLIENT_ID [OBJECTS] [ROUNDS] [MAX_BYTES]
- * Exits 0 when every byte matched. */
+ * Exits 0 when every byte matched.  Odd client IDs poll for the drive's
+ * replies before sleeping (spin_us), even ones sleep at once, so both ways
+ * of waiting run side by side. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@ main (int argc, char **argv)
       return 2;
     }
   id = (unsigned) atoi (argv[2]);
+  o.spin_us = id % 2 ? 200 : 0;
   if (argc > 3) objects = (unsigned) atoi (argv[3]);
   if (argc > 4) rounds = (unsigned) atoi (argv[4]);
   if (argc > 5) max_bytes = (size_t) strtoull (argv[5], NULL, 0);
