@@ -178,6 +178,11 @@ loop_receive (struct fs_loop *l, int ep, enum loop_role role,
         return 0;
       if (r != -EAGAIN && r != -EINTR)
         return r;
+      /* Checked only after a read found nothing: a worker woken by the
+       * device takes the request it was woken for (the wake-up went to it
+       * alone), so none is left behind for a leader that sleeps. */
+      if (role == ROLE_WORKER && !loop_concurrent (l, stats_now ()))
+        return -EAGAIN;         /* back to solo: park */
       if (role == ROLE_LEADER && l->spin_ns)
         {
           uint64_t now = stats_now ();
@@ -191,8 +196,6 @@ loop_receive (struct fs_loop *l, int ep, enum loop_role role,
             }
         }
       loop_wait_device (l, ep);
-      if (role == ROLE_WORKER && !loop_concurrent (l, stats_now ()))
-        return -EAGAIN;         /* back to solo: park */
     }
 }
 
