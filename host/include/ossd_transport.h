@@ -81,6 +81,8 @@ int ossd_transport_pwrite (struct ossd_transport *t, const void *buf,
                            size_t len, uint64_t off, char *why,
                            size_t whylen);
 int ossd_transport_flush (struct ossd_transport *t, char *why, size_t whylen);
+/* CLOCK_MONOTONIC in nanoseconds (timeouts, spinning). */
+uint64_t ossd_mono_ns (void);
 
 /* Per-scheme constructors (rest = the URI after "scheme:"). */
 int ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,

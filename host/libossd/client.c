@@ -34,9 +34,7 @@ client_set_error (ossd_error *err, int status, int errnum, const char *fmt,
 static uint64_t
 now_ms (void)
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+  return ossd_mono_ns () / 1000000;
 }
 
 static uint64_t

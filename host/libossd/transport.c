@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
@@ -78,6 +79,15 @@ ossd_transport_flush (struct ossd_transport *t, char *why, size_t whylen)
   if (t->before_wait)
     t->before_wait (t->before_wait_arg);
   return t->ops->flush (t, why, whylen);
+}
+
+uint64_t
+ossd_mono_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
 void

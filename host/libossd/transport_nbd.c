@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libnbd.h>
 
@@ -58,15 +57,6 @@ nbd_cmd_completed (void *user_data, int *error)
   return 1;                     /* retire the command */
 }
 
-static uint64_t
-mono_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 /* Wait until every command of cmds[0..n) completed, driving the
  * connection when no other thread does.  The driving thread first polls
  * the socket without sleeping for up to spin_ns: a wake-up from poll(2)
@@ -82,7 +72,7 @@ nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
   /* Spin only alone: with several threads waiting, the CPU is better
    * left to whoever has work. */
   if (spin_ns && c->waiters++ == 0)
-    spin_end = mono_ns () + spin_ns;
+    spin_end = ossd_mono_ns () + spin_ns;
   for (;;)
     {
       size_t i = 0;
@@ -102,7 +92,7 @@ nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
           /* Bounded, so the role passes around even on a quiet socket.
            * Polls that find nothing while spinning keep the role: the
            * completion callbacks wake the threads whose commands end. */
-          int timeout = spin_end && mono_ns () < spin_end ? 0 : 50;
+          int timeout = spin_end && ossd_mono_ns () < spin_end ? 0 : 50;
           int progressed = nbd_poll (c->h, timeout);
 
           if (progressed == -1)
