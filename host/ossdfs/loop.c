@@ -33,7 +33,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/uio.h>
