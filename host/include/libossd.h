@@ -47,13 +47,16 @@ struct ossd_connect_opts
    * more. */
   uint32_t spin_us;
   /* Called on the calling thread just before each wait for the drive
-   * (ossdfs passes its FUSE reader role on there: host/ossdfs/loop.c). */
+   * (ossdfs checks there for queued requests: host/ossdfs/loop.c). */
   void (*before_wait) (void *arg);
   void *before_wait_arg;
 };
 
 int ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
                   ossd_t **out, ossd_error *err);
+/* CLOCK_MONOTONIC in nanoseconds: libossd's clock (timeouts, spinning),
+ * for its users' timing too. */
+uint64_t ossd_mono_ns (void);
 /* Release slots and close. Safe on NULL. */
 void ossd_disconnect (ossd_t *o);
 

@@ -74,15 +74,12 @@ void ossd_transport_close (struct ossd_transport *t);
  * ios[i].result says which failed). */
 int ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios,
                           size_t n, char *why, size_t whylen);
-/* One I/O or a device cache flush; like the ops, after before_wait. */
+/* One I/O, like the ops, after the before_wait hook. */
 int ossd_transport_pread (struct ossd_transport *t, void *buf, size_t len,
                           uint64_t off, char *why, size_t whylen);
 int ossd_transport_pwrite (struct ossd_transport *t, const void *buf,
                            size_t len, uint64_t off, char *why,
                            size_t whylen);
-int ossd_transport_flush (struct ossd_transport *t, char *why, size_t whylen);
-/* CLOCK_MONOTONIC in nanoseconds (timeouts, spinning). */
-uint64_t ossd_mono_ns (void);
 
 /* Per-scheme constructors (rest = the URI after "scheme:"). */
 int ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,

@@ -57,7 +57,7 @@ read_control (ossd_t *o, struct ossd_control *c, ossd_error *err)
   if (posix_memalign ((void **) &lba, OSSD_LBA_SIZE, OSSD_LBA_SIZE))
     return -ENOMEM;
   r = ossd_transport_pread (o->t, lba, OSSD_LBA_SIZE,
-                        o->t->size_bytes - OSSD_LBA_SIZE, why, sizeof why);
+                            o->t->size_bytes - OSSD_LBA_SIZE, why, sizeof why);
   if (r == 0)
     r = ossd_control_decode (lba, c, why, sizeof why);
   free (lba);
@@ -94,7 +94,7 @@ send_frames (ossd_t *o, struct client_slot *s, const uint8_t *msg,
       memset (s->buf + OSSD_FRAME_HDR_SIZE + n, 0,
               io - OSSD_FRAME_HDR_SIZE - n);
       r = ossd_transport_pwrite (o->t, s->buf, io, lba * OSSD_LBA_SIZE, why,
-                             sizeof why);
+                                 sizeof why);
       if (r < 0)
         {
           client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
@@ -387,7 +387,8 @@ client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
       /* A frame the batch read is used as is: the drive handed it out
        * (a first chunk read again would be the second). */
       r = have ? 0 : ossd_transport_pread (o->t, s->buf, want,
-                                       lba * OSSD_LBA_SIZE, why, sizeof why);
+                                           lba * OSSD_LBA_SIZE, why,
+                                           sizeof why);
       have = 0;
       if (r < 0)
         {

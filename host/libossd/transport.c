@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "libossd.h"
 #include "ossd_frame.h"
 #include "ossd_transport.h"
 
@@ -34,14 +35,21 @@ ossd_transport_open (const char *uri, struct ossd_transport **out, char *why,
   return -EINVAL;
 }
 
+/* The client's hook, before any I/O that waits for the device. */
+static void
+before_wait (struct ossd_transport *t)
+{
+  if (t->before_wait)
+    t->before_wait (t->before_wait_arg);
+}
+
 int
 ossd_transport_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
                       char *why, size_t whylen)
 {
   int first = 0;
 
-  if (t->before_wait)
-    t->before_wait (t->before_wait_arg);
+  before_wait (t);
   if (t->ops->batch)
     return t->ops->batch (t, ios, n, why, whylen);
   for (size_t i = 0; i < n; i++)
@@ -59,8 +67,7 @@ int
 ossd_transport_pread (struct ossd_transport *t, void *buf, size_t len,
                       uint64_t off, char *why, size_t whylen)
 {
-  if (t->before_wait)
-    t->before_wait (t->before_wait_arg);
+  before_wait (t);
   return t->ops->pread (t, buf, len, off, why, whylen);
 }
 
@@ -68,17 +75,8 @@ int
 ossd_transport_pwrite (struct ossd_transport *t, const void *buf, size_t len,
                        uint64_t off, char *why, size_t whylen)
 {
-  if (t->before_wait)
-    t->before_wait (t->before_wait_arg);
+  before_wait (t);
   return t->ops->pwrite (t, buf, len, off, why, whylen);
-}
-
-int
-ossd_transport_flush (struct ossd_transport *t, char *why, size_t whylen)
-{
-  if (t->before_wait)
-    t->before_wait (t->before_wait_arg);
-  return t->ops->flush (t, why, whylen);
 }
 
 uint64_t

@@ -17,6 +17,7 @@
 
 #include <libnbd.h>
 
+#include "libossd.h"
 #include "ossd_transport.h"
 
 struct nbd_conn

@@ -139,7 +139,7 @@ batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
   ossd_error err = { 0 };
   uint32_t failed = 0;
   char cmd[96];
-  uint64_t t0 = stats_now ();
+  uint64_t t0 = ossd_mono_ns ();
   int r;
 
   if (b->n == 0)

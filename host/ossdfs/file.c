@@ -76,7 +76,7 @@ fsop_read (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     r = -ENOMEM;
   else if (size)
     {
-      uint64_t t0 = stats_now ();
+      uint64_t t0 = ossd_mono_ns ();
       if ((r = ossd_read (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
                           size, &got, &err)) < 0)
         r = fs_fail (fs, r, &err, "READ", ip->oid);
@@ -179,7 +179,7 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
           return;
         }
     }
-  t0 = stats_now ();
+  t0 = ossd_mono_ns ();
   if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
                                size, &err)) < 0)
     r = fs_fail (fs, r, &err, "WRITE", ip->oid);

@@ -28,7 +28,7 @@ int
 fs_flush (struct fs *fs, uint64_t oid)
 {
   uint64_t gen = atomic_load (&fs->mod_gen);
-  uint64_t t0 = stats_now ();
+  uint64_t t0 = ossd_mono_ns ();
   ossd_error err = { 0 };
   int r;
 

@@ -93,6 +93,13 @@ loop_concurrent (struct fs_loop *l, uint64_t now)
 
 static void *loop_worker (void *arg);
 
+/* Whether the calling thread is the solo mode's leader (l->lock held). */
+static bool
+loop_leads (struct fs_loop *l)
+{
+  return l->have_leader && pthread_equal (l->leader, pthread_self ());
+}
+
 /* Start one more thread if none waits on the device or is about to
  * (l->lock held). */
 static void
@@ -135,9 +142,8 @@ loop_before_drive_wait (void *arg)
     return;
   p.fd = l->fd;
   pthread_mutex_lock (&l->lock);
-  if (l->have_leader && pthread_equal (l->leader, pthread_self ())
-      && poll (&p, 1, 0) > 0)
-    loop_saw_concurrency (l, stats_now ());
+  if (loop_leads (l) && poll (&p, 1, 0) > 0)
+    loop_saw_concurrency (l, ossd_mono_ns ());
   pthread_mutex_unlock (&l->lock);
 }
 
@@ -180,11 +186,11 @@ loop_receive (struct fs_loop *l, int ep, enum loop_role role,
       /* Checked only after a read found nothing: a worker woken by the
        * device takes the request it was woken for (the wake-up went to it
        * alone), so none is left behind for a leader that sleeps. */
-      if (role == ROLE_WORKER && !loop_concurrent (l, stats_now ()))
+      if (role == ROLE_WORKER && !loop_concurrent (l, ossd_mono_ns ()))
         return -EAGAIN;         /* back to solo: park */
       if (role == ROLE_LEADER && l->spin_ns)
         {
-          uint64_t now = stats_now ();
+          uint64_t now = ossd_mono_ns ();
 
           if (!spin_end)
             spin_end = loop_concurrent (l, now) ? now : now + l->spin_ns;
@@ -214,7 +220,7 @@ loop_worker (void *arg)
   pthread_mutex_lock (&l->lock);
   while (!fuse_session_exited (l->se))
     {
-      uint64_t now = stats_now ();
+      uint64_t now = ossd_mono_ns ();
       enum loop_role role;
       int r;
 
@@ -249,8 +255,7 @@ loop_worker (void *arg)
         l->nwaiting--;
       if (r <= 0)
         {
-          if (role == ROLE_LEADER && l->have_leader
-              && pthread_equal (l->leader, pthread_self ()))
+          if (loop_leads (l))
             l->have_leader = false;
           if (r < 0 && r != -EAGAIN)
             {
@@ -260,7 +265,7 @@ loop_worker (void *arg)
             }
           continue;
         }
-      now = stats_now ();
+      now = ossd_mono_ns ();
       if (l->nbusy > 0)
         loop_saw_concurrency (l, now);
       else if (role == ROLE_WORKER && loop_concurrent (l, now))
@@ -273,8 +278,7 @@ loop_worker (void *arg)
       pthread_mutex_lock (&l->lock);
       l->nbusy--;
       /* Retaken at the top, lock held all along, while the loop is solo. */
-      if (role == ROLE_LEADER && l->have_leader
-          && pthread_equal (l->leader, pthread_self ()))
+      if (loop_leads (l))
         l->have_leader = false;
     }
   pthread_cond_broadcast (&l->unpark);

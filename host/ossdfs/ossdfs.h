@@ -137,7 +137,6 @@ void fs_log (struct fs *fs, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
 
 /* ---- stats.c ---------------------------------------------------------- */
-uint64_t stats_now (void);
 /* Count one `st` that started at t0 (0: count only, no time). */
 void stats_done (struct fs *fs, enum fs_stat st, uint64_t t0);
 void stats_reset (struct fs *fs);

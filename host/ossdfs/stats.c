@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "ossdfs.h"
 
@@ -38,21 +37,12 @@ static const char *const stat_names[SC_COUNT] = {
   [SC_LOOP_CONCURRENT] = "loop.concurrent",  /* entered concurrent mode */
 };
 
-uint64_t
-stats_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 void
 stats_done (struct fs *fs, enum fs_stat st, uint64_t t0)
 {
   atomic_fetch_add_explicit (&fs->stats.n[st], 1, memory_order_relaxed);
   if (t0)
-    atomic_fetch_add_explicit (&fs->stats.ns[st], stats_now () - t0,
+    atomic_fetch_add_explicit (&fs->stats.ns[st], ossd_mono_ns () - t0,
                                memory_order_relaxed);
 }
 
@@ -97,7 +87,7 @@ stats_format (struct fs *fs, char *buf, size_t cap)
   void timed_##op params                                                \
   {                                                                     \
     struct fs *fs = req_fs (req);   /* req is gone after the reply */   \
-    uint64_t t0 = stats_now ();                                         \
+    uint64_t t0 = ossd_mono_ns ();                                         \
     fsop_##op args;                                                     \
     stats_done (fs, st, t0);                                            \
   }
