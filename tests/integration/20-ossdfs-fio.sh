@@ -13,11 +13,12 @@ command -v fio >/dev/null || { tap_not_ok "fio is installed"; tap_done; exit 1; 
 ok_if "drive starts" drive_start 4G
 ok_if "ossdfs mounts" fs_mount
 
-# run_fio NAME ARGS... : ok when fio exits 0 and reports no error.
+# run_fio NAME ARGS... : ok when fio exits 0 and reports no error.  fio
+# runs in $work: it saves its verify state files in the current directory.
 run_fio () {
   local name=$1; shift
   local log=$work/fio-$name.log
-  if fio --name="$name" --directory="$mnt" --group_reporting --output-format=normal "$@" >"$log" 2>&1 \
+  if (cd "$work" && fio --name="$name" --directory="$mnt" --group_reporting --output-format=normal "$@") >"$log" 2>&1 \
      && ! grep -qiE 'verify: bad|crc32c: verify failed|err= *[1-9]' "$log"; then
     tap_ok "fio $name: $(grep -E '^ +(READ|WRITE):' "$log" | sed 's/,.*//; s/^ *//' | tr '\n' ' ')"
   else

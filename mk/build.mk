@@ -1,0 +1,34 @@
+# pg_ossd build proper, run by the top Makefile after the packages are in
+# place.  One non-recursive make: each component folder contributes its
+# rules through <component>/component.mk.  Everything is built under build/.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+TOP := $(abspath .)
+B := $(TOP)/build
+
+include mk/common.mk
+include proto/component.mk
+include ftl/component.mk
+include offload_runtime/component.mk
+include device/component.mk
+include host/component.mk
+include bench/component.mk
+include tests/integration/component.mk
+include proto/fuzz/component.mk
+-include pg_ossd/component.mk
+
+.PHONY: all test test-programs demo fuzz
+all: $(ALL_TARGETS)
+
+test: all $(TEST_BINS)
+	@tests/harness/run-all $(TEST_SUITES)
+
+# Build every test program without running the suites.
+test-programs: all $(TEST_BINS)
+
+demo: all
+	@bench/demo/run-demo
+
+fuzz: $(FUZZ_BINS)
+	@tests/harness/run-fuzz $(FUZZ_SECONDS) $(FUZZ_BINS)
