@@ -77,7 +77,9 @@ fs_kill () {
 
 # ---- PostgreSQL (as the postgres user, never root) -------------------------
 pg_port=5439
-pg_as () { runuser -u postgres -- "$@"; }
+# From $work (mode 0755): the checkout may be unreadable to postgres (a 0700
+# home or mktemp dir), and psql and pg_ctl need a current directory.
+pg_as () { (cd "$work" && runuser -u postgres -- "$@"); }
 pg_init () {
 
   mkdir -p "$work/pgsock" "$pgdata"

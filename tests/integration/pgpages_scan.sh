@@ -26,7 +26,8 @@ fi
 tmp=$(mktemp -d /tmp/pgpages.XXXXXX)
 chmod 755 "$tmp"
 as_pg () {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  # from $tmp: the checkout may be unreadable to postgres (0700)
+  if [ "$(id -u)" -eq 0 ]; then (cd "$tmp" && runuser -u postgres -- "$@"); else "$@"; fi
 }
 [ "$(id -u)" -ne 0 ] || chown postgres "$tmp"
 port=$(( 20000 + RANDOM % 30000 ))

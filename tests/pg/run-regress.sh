@@ -37,7 +37,7 @@ run_suite () {  # NAME PGOPTIONS TESTS...
 
 psql_q -c "CREATE DATABASE regress_ossd" >/dev/null
 psql_q -d regress_ossd -c "CREATE EXTENSION pg_ossd" >/dev/null
-if psql_q -d regress_ossd -f "$top/tests/pg/setup-tpch.sql" >"$work/setup.log" 2>&1; then
+if psql_q -d regress_ossd <"$top/tests/pg/setup-tpch.sql" >"$work/setup.log" 2>&1; then
   tap_ok "TPC-H-like schema loaded on the drive"
 else
   tap_not_ok "TPC-H-like schema loaded on the drive" "$(tail -3 "$work/setup.log")"
