@@ -8,14 +8,16 @@
  * knows, and only when their function is immutable.  Text ordering and
  * LIKE are accepted only under the C collation; text equality under any
  * deterministic collation (PostgreSQL compares bytes then).  Anything not
- * accepted here stays a host qual.
+ * accepted here stays a host qual.  "C" here includes the libc locale
+ * C.UTF-8 (Debian's default) in a UTF8 database: glibc orders it by code
+ * point, which in UTF-8 is byte order, exactly as "C" does.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/stratnum.h"
-#include "catalog/pg_collation_d.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_opfamily_d.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_proc_d.h"
@@ -24,6 +26,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
+#include "utils/syscache.h"
+
+#include <locale.h>
 
 #include "pg_ossd.h"
 
@@ -72,14 +77,56 @@ is_text_type(Oid t)
 	return t == TEXTOID || t == VARCHAROID;
 }
 
+/* A libc locale name that orders as "C" does in a UTF8 database */
+static bool
+locale_is_c_utf8(const char *name)
+{
+	return name != NULL && GetDatabaseEncoding() == PG_UTF8 &&
+		(pg_strcasecmp(name, "C.UTF-8") == 0 || pg_strcasecmp(name, "C.utf8") == 0);
+}
+
+/*
+ * Does the collation order text by its bytes (as the drive compares)?
+ * "C" and "POSIX", and C.UTF-8 in a UTF8 database.
+ */
+bool
+ossd_collation_is_bytewise(Oid collid)
+{
+	HeapTuple	tp;
+	bool		result = false;
+
+	if (!OidIsValid(collid))
+		return false;
+	if (lc_collate_is_c(collid))
+		return true;
+	if (collid == DEFAULT_COLLATION_OID)
+		return locale_is_c_utf8(setlocale(LC_COLLATE, NULL));
+	tp = SearchSysCache1(COLLOID, ObjectIdGetDatum(collid));
+	if (HeapTupleIsValid(tp))
+	{
+		Form_pg_collation coll = (Form_pg_collation) GETSTRUCT(tp);
+		bool		isnull;
+		Datum		d;
+
+		if (coll->collprovider == COLLPROVIDER_LIBC)
+		{
+			d = SysCacheGetAttr(COLLOID, tp, Anum_pg_collation_collcollate, &isnull);
+			if (!isnull)
+				result = locale_is_c_utf8(TextDatumGetCString(d));
+		}
+		ReleaseSysCache(tp);
+	}
+	return result;
+}
+
 static bool
 collation_ok_for(Oid collid, int strategy)
 {
 	if (!OidIsValid(collid))
 		return false;
 	if (strategy == BTEqualStrategyNumber || strategy == OSSD_STRAT_NE)
-		return lc_collate_is_c(collid) || get_collation_isdeterministic(collid);
-	return lc_collate_is_c(collid);
+		return ossd_collation_is_bytewise(collid) || get_collation_isdeterministic(collid);
+	return ossd_collation_is_bytewise(collid);
 }
 
 OssdOpClass
@@ -94,7 +141,8 @@ ossd_classify_operator(Oid opno, Oid inputcollid, Oid ltype, Oid rtype,
 
 	if (opno == OID_TEXT_LIKE_OP || opno == OSSD_TEXT_NOT_LIKE_OP)
 	{
-		if (!is_text_type(ltype) || !is_text_type(rtype) || !lc_collate_is_c(inputcollid))
+		if (!is_text_type(ltype) || !is_text_type(rtype) ||
+			!ossd_collation_is_bytewise(inputcollid))
 			return OSSD_OPC_NONE;
 		*strategy = 0;
 		return opno == OID_TEXT_LIKE_OP ? OSSD_OPC_LIKE : OSSD_OPC_NOTLIKE;

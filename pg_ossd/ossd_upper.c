@@ -145,7 +145,7 @@ classify_aggref(Aggref *a, Expr **arg, Oid *argtype)
 				return -1;
 			case TEXTOID:
 			case VARCHAROID:
-				return lc_collate_is_c(a->inputcollid) ? k : -1;
+				return ossd_collation_is_bytewise(a->inputcollid) ? k : -1;
 			default:
 				return -1;
 		}

@@ -72,6 +72,8 @@ typedef enum OssdOpClass
 	OSSD_OPC_NOTLIKE
 } OssdOpClass;
 
+extern bool ossd_collation_is_bytewise(Oid collid);
+
 /* strategy: BTLessStrategyNumber..BTGreaterStrategyNumber, or 6 for <> */
 #define OSSD_STRAT_NE 6
 extern OssdOpClass ossd_classify_operator(Oid opno, Oid inputcollid,

@@ -49,6 +49,8 @@ run_suite "ossd_diff: offload off, parallel off"    "-c ossd.enabled=off -c max_
 run_suite "ossd_diff: offload off, parallel on"     "-c ossd.enabled=off -c max_parallel_workers_per_gather=2" ossd_diff
 run_suite "ossd_diff: offload forced, interpreter"  "-c ossd.force_offload=on -c ossd.kernel_mode=interpreter" ossd_diff
 
+run_suite "ossd_collate" "" ossd_collate
+
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
       -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM lineitem WHERE l_quantity < 24")
