@@ -1,7 +1,9 @@
 /* ossd_kernel.h - the kernel ABI: what an offloaded eBPF kernel sees.
  *
- * This header is installed for kernel authors (restricted C compiled with
- * `clang -O2 -target bpf -c k.c -o k.o`) and is the contract between
+ * This header is installed for kernel authors with the extension, in
+ * $(pg_config --includedir-server)/extension/pg_ossd/ (restricted C
+ * compiled with `clang-14 -O2 -target bpf -I$(pg_config
+ * --includedir-server)/extension/pg_ossd -c k.c -o k.o`); it is the contract between
  * pg_ossd's qual compiler, the verifier, the interpreter, the JIT and the
  * heap scan engine.  Change it only together with all of them.
  *

@@ -85,7 +85,9 @@ OSSD_KERNEL (evil)
   return *(__s64 *) ((char *) ctx + 100000);   /* outside the context */
 }
 KERNEL
-clang-14 -O2 -target bpf -I"$top/offload_runtime/include" -c "$work/evil.c" -o "$work/evil.o"
+# README's command, against the header the extension installed
+kinc=$(pg_config --includedir-server)/extension/pg_ossd
+clang-14 -O2 -target bpf -I"$kinc" -c "$work/evil.c" -o "$work/evil.o"
 cat >"$work/faulty.c" <<'KERNEL'
 #include "ossd_kernel.h"
 OSSD_KERNEL (faulty)
@@ -94,7 +96,13 @@ OSSD_KERNEL (faulty)
   return p[200] == 'x';   /* past the end of short values: run-time fault */
 }
 KERNEL
-clang-14 -O2 -target bpf -I"$top/offload_runtime/include" -c "$work/faulty.c" -o "$work/faulty.o"
+clang-14 -O2 -target bpf -I"$kinc" -c "$work/faulty.c" -o "$work/faulty.o"
+if [ -f "$kinc/ossd_kernel.h" ] && cmp -s "$kinc/ossd_kernel.h" "$top/offload_runtime/include/ossd_kernel.h" \
+   && [ -s "$work/evil.o" ] && [ -s "$work/faulty.o" ]; then
+  tap_ok "the installed ossd_kernel.h builds kernels with README's command"
+else
+  tap_not_ok "the installed ossd_kernel.h builds kernels with README's command" "$kinc"
+fi
 chmod 644 "$work"/*.o
 psql_q -d regress_ossd -c "CREATE TABLE test_kernels AS
   SELECT 'q6_filter' AS name, pg_read_binary_file('$work/q6_filter.o') AS image
