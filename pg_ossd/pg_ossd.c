@@ -124,6 +124,20 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("ossd");
 
+	/*
+	 * Hooks installed when one backend happens to load the library would
+	 * offload in that backend alone.  Without shared_preload_libraries
+	 * nothing is offloaded, anywhere, and every load says so.
+	 */
+	if (!process_shared_preload_libraries_in_progress)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_ossd is not in shared_preload_libraries: no scan will be offloaded"),
+				 errhint("Add pg_ossd to shared_preload_libraries in postgresql.conf and restart the server.")));
+		return;
+	}
+
 	ossd_planner_init();
 	ossd_upper_init();
 	ossd_exec_init();
