@@ -1,8 +1,9 @@
 # bench/plot-lib.sh - sourced by bench/*/plot (bash).  Usage:
 #   plot_init NAME USAGE-TEXT "$@"    # --help, results dir, gnuplot check
 #   need_csv FILE...                   # each must exist in $res, non-empty
-#   gp <<'GP' ... GP                   # run gnuplot on stdin with the
-#                                      # variables res and common set
+#   gp [STATEMENTS] <<'GP' ... GP      # run gnuplot on stdin with the
+#                                      # variables res and common set,
+#                                      # after STATEMENTS (e.g. "n=3")
 # The results directory is the one argument (default bench/results of this
 # tree).  Without gnuplot: a message on stderr and exit 0, so a benchmark
 # run still ends well with its CSVs written; `make deps` installs gnuplot.
@@ -36,5 +37,14 @@ need_csv () {
     [ -s "$res/$f" ] || { echo "$plot_name: $res/$f missing or empty" >&2; exit 1; }
   done
 }
-gp () { gnuplot -e "res='$res'; common='$common'" -; }
+# gnuplot reads the script from a file: read from a pipe, it rejects
+# { } blocks that hold continued (\) lines
+gp () {
+  local script rc=0
+  script=$(mktemp /tmp/bench-plot.XXXXXX.gp)
+  cat >"$script"
+  gnuplot -e "res='$res'; common='$common'; $*" "$script" || rc=$?
+  rm -f "$script"
+  return $rc
+}
 wrote () { echo "$plot_name: wrote $*" >&2; }
