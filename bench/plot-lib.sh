@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/plot-lib.sh - sourced by bench/*/plot (bash).  Usage:
 #   plot_init NAME USAGE-TEXT "$@"    # --help, results dir, gnuplot check
 #   need_csv FILE...                   # each must exist in $res, non-empty
