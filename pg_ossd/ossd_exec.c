@@ -10,7 +10,10 @@
  * then, per block, the visibility map is read and the buffer mapping table
  * is probed (for a large relation, one pass over the buffer headers
  * instead): a block goes to the drive only when it is all-visible and not
- * dirty (nor being written) in shared buffers.  Anything changed on such a
+ * dirty (nor being written) in shared buffers.  An all-visible block that
+ * is dirty (VACUUM has just set its bits, say) is first written out, and
+ * goes to the drive if it is then clean: from then on it is like any clean
+ * block checked after the snapshot.  Anything changed on such a
  * page afterwards was written by a transaction our snapshot cannot see, so
  * the drive counts a tuple only when its xmin precedes a bound B and
  * ignores xmax.  B is the older of the snapshot's xmin and the relation's
@@ -394,6 +397,24 @@ dirty_block_map(Relation rel, BlockNumber nblocks)
 	return map;
 }
 
+/*
+ * Write out a dirty all-visible block so that the drive can scan it (its
+ * WAL first, as the checkpointer would).  True when the buffer is clean
+ * afterwards; a writer that dirtied it again meanwhile leaves it to the
+ * host.
+ */
+static bool
+write_out_block(Relation rel, BlockNumber blk, BufferAccessStrategy strategy)
+{
+	Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	FlushOneBuffer(buf);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buf);
+	return !buffer_is_dirty(rel, blk);
+}
+
 static void
 add_host_block(OssdScanState *ss, BlockNumber blk)
 {
@@ -718,9 +739,16 @@ ossd_scan_start(OssdScanState *ss)
 			to_drive = false;
 		if (to_drive && nranges >= 60000 && !(cur && cur->start + cur->count == blk % RELSEG_SIZE))
 			to_drive = false;
-		if (to_drive)
-			to_drive = VM_ALL_VISIBLE(rel, blk, &vmbuf) &&
-				!(dirty ? (dirty[blk / 8] >> (blk % 8)) & 1 : buffer_is_dirty(rel, blk));
+		if (to_drive && VM_ALL_VISIBLE(rel, blk, &vmbuf))
+		{
+			if (dirty ? (dirty[blk / 8] >> (blk % 8)) & 1 : buffer_is_dirty(rel, blk))
+			{
+				to_drive = write_out_block(rel, blk, ss->strategy);
+				ss->blocks_written_out++;
+			}
+		}
+		else
+			to_drive = false;
 		if (!to_drive)
 		{
 			add_host_block(ss, blk);
@@ -1169,6 +1197,7 @@ ossd_rescan(CustomScanState *node)
 	ss->host_next = 0;
 	ss->nvis = ss->vis_next = 0;
 	ss->blocks_drive = ss->blocks_host = ss->blocks_back = 0;
+	ss->blocks_written_out = 0;
 	ss->rows_drive = ss->host_rows_back = ss->groups_drive = 0;
 	ss->finished = false;
 	if (ss->agg)

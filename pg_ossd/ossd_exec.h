@@ -102,6 +102,8 @@ typedef struct OssdScanState
 	uint64		blocks_total;
 	uint64		blocks_drive;	/* sent to the drive */
 	uint64		blocks_host;	/* scanned on the host from the start */
+	uint64		blocks_written_out; /* dirty all-visible blocks written out
+									 * for the drive */
 	uint64		blocks_back;	/* handed back by the drive */
 	uint64		rows_drive;
 	uint64		host_rows_back;

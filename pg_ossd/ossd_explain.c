@@ -73,6 +73,9 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyUInteger("Blocks on Drive", NULL, ss->blocks_drive, es);
 		ExplainPropertyUInteger("Blocks on Host", NULL, ss->blocks_host, es);
 		ExplainPropertyUInteger("Blocks Handed Back", NULL, ss->blocks_back, es);
+		/* dirty all-visible blocks the scan wrote out so the drive could scan them */
+		if (ss->blocks_written_out > 0)
+			ExplainPropertyUInteger("Blocks Written Out", NULL, ss->blocks_written_out, es);
 		ExplainPropertyUInteger("Rows from Drive", NULL, ss->rows_drive, es);
 		ExplainPropertyUInteger("Host Rows from Drive", NULL, ss->host_rows_back, es);
 		if (list_nth(priv, OSSD_PRIV_AGG) != NIL)

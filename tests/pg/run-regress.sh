@@ -50,6 +50,7 @@ run_suite "ossd_diff: offload off, parallel on"     "-c ossd.enabled=off -c max_
 run_suite "ossd_diff: offload forced, interpreter"  "-c ossd.force_offload=on -c ossd.kernel_mode=interpreter" ossd_diff
 
 run_suite "ossd_collate" "" ossd_collate
+run_suite "ossd_vacuum" "" ossd_vacuum
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
