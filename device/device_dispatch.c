@@ -74,6 +74,29 @@ check_obj (struct ossd_slot *s, uint64_t seq, const char *cmd,
   return true;
 }
 
+/* How many IDs a listing returns, all pages of it (-errno on failure). */
+static int64_t
+count_listed (ossd_device_t *dev, bool parts, uint64_t pid, ftl_error *fe)
+{
+  uint64_t ids[256], after = 0;
+  int64_t total = 0;
+  size_t n;
+  int e;
+
+  do
+    {
+      e = parts ? ftl_list_partitions (dev->ftl, after, ids, 256, &n, fe)
+        : ftl_list_objects (dev->ftl, pid, after, ids, 256, &n, fe);
+      if (e < 0)
+        return e;
+      total += (int64_t) n;
+      if (n)
+        after = ids[n - 1];
+    }
+  while (n == 256);
+  return total;
+}
+
 static void
 cmd_info (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq)
 {
@@ -98,8 +121,15 @@ cmd_info (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq)
   info.mapping_mode = (char *) ftl_mapping_mode_name (fi.mapping_mode);
   info.alloc_policy = (char *) ftl_alloc_policy_name (fi.alloc_policy);
   info.gc_policy = (char *) ftl_gc_policy_name (fi.gc_policy);
-  info.objects = fi.objects;
-  info.partitions = fi.partitions;
+  /* What a host can see: the system partition (block volume, kernels)
+   * is counted by neither, as LIST PARTITIONS does not show it. */
+  int64_t sys_objects = count_listed (dev, false, OSSD_SYS_PID, &fe);
+  int64_t user_parts = count_listed (dev, true, 0, &fe);
+  if (sys_objects < 0 || user_parts < 0)
+    return fail (s, seq, sys_objects < 0 ? (int) sys_objects : (int) user_parts,
+                 "INFO: %s", fe.msg);
+  info.objects = fi.objects - (uint64_t) sys_objects;
+  info.partitions = (uint64_t) user_parts;
   info.firmware = (char *) OSSD_FIRMWARE_VERSION;
   info.channels = fi.channels;
   info.ways = fi.ways;

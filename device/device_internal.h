@@ -137,6 +137,7 @@ void device_log (ossd_device_t *dev, const char *fmt, ...)
   __attribute__ ((format (printf, 2, 3)));
 uint64_t device_now_ms (void);
 uint64_t device_now_ns (void);
+uint64_t device_wall_ns (void);   /* CLOCK_REALTIME, for event times */
 struct timespec;
 void device_deadline_after_ms (struct timespec *ts, uint32_t ms);
 

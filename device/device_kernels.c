@@ -380,6 +380,8 @@ device_kernel_remove (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       snprintf (reason, sizeof reason, "KERNEL REMOVE '%s': %s", kr->name, fe.msg);
       return device_slot_respond_error (s, seq, device_status_from_errno (e), reason);
     }
+  device_event_post (dev, OSSD__EVENT_KIND__EV_KERNEL_LOG, s->index,
+                     "kernel '%s' removed", kr->name);
   device_kernel_put (k);
   Ossd__Response resp = OSSD__RESPONSE__INIT;
   device_slot_respond (s, seq, &resp, false);

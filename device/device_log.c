@@ -29,6 +29,14 @@ device_now_ns (void)
 }
 
 uint64_t
+device_wall_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+uint64_t
 device_now_ms (void)
 {
   return device_now_ns () / 1000000ull;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ossdctl.h"
 
@@ -85,11 +86,14 @@ cmd_format (struct ctl *c, int argc, char **argv)
 int
 cmd_info (struct ctl *c, int argc, char **argv)
 {
+  static const char *const flags[] = { NULL };
   Ossd__InfoResult *i;
   ossd_error err;
   ossd_t *h;
   int r;
 
+  if (ctl_flags ("info", argc, argv, flags, NULL) < 0)
+    return 2;
   if (!(h = ctl_connect (c)))
     return 1;
   r = ossd_info (h, &i, &err);
@@ -165,7 +169,12 @@ cmd_stats (struct ctl *c, int argc, char **argv)
   ossd_t *h;
   int r;
 
-  st.reset = argc > 0 && strcmp (argv[0], "--reset") == 0;
+  static const char *const flags[] = { "--reset", NULL };
+  bool seen[1] = { false };
+
+  if (ctl_flags ("stats", argc, argv, flags, seen) < 0)
+    return 2;
+  st.reset = seen[0];
   req.body_case = OSSD__REQUEST__BODY_STATS;
   req.stats = &st;
   if (!(h = ctl_connect (c)))
@@ -209,10 +218,13 @@ cmd_fsck (struct ctl *c, int argc, char **argv)
   Ossd__Request req = OSSD__REQUEST__INIT;
   Ossd__Fsck f = OSSD__FSCK__INIT;
   Ossd__Response *resp = NULL;
+  static const char *const flags[] = { NULL };
   ossd_error err;
   ossd_t *h;
   int r;
 
+  if (ctl_flags ("fsck", argc, argv, flags, NULL) < 0)
+    return 2;
   req.body_case = OSSD__REQUEST__BODY_FSCK;
   req.fsck = &f;
   if (!(h = ctl_connect (c)))
@@ -237,14 +249,31 @@ cmd_fsck (struct ctl *c, int argc, char **argv)
   return problems ? 1 : 0;
 }
 
+/* An event's wall-clock time (ns since the epoch) as UTC ISO 8601. */
+static void
+format_event_time (uint64_t ns, char *buf, size_t len)
+{
+  time_t secs = (time_t) (ns / 1000000000ull);
+  struct tm tm;
+  size_t n;
+
+  gmtime_r (&secs, &tm);
+  n = strftime (buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf (buf + n, len - n, ".%03uZ", (unsigned) (ns / 1000000 % 1000));
+}
+
 int
 cmd_events (struct ctl *c, int argc, char **argv)
 {
-  bool follow = argc > 0 && strcmp (argv[0], "--follow") == 0;
+  static const char *const flags[] = { "--follow", NULL };
+  bool seen[1] = { false };
   uint64_t cursor = 0;
   ossd_error err;
   ossd_t *h;
 
+  if (ctl_flags ("events", argc, argv, flags, seen) < 0)
+    return 2;
+  bool follow = seen[0];
   if (!(h = ctl_connect (c)))
     return 1;
   do
@@ -260,16 +289,21 @@ cmd_events (struct ctl *c, int argc, char **argv)
           const Ossd__Event *e = b->events[i];
           const ProtobufCEnumValue *k =
             protobuf_c_enum_descriptor_get_value (&ossd__event_kind__descriptor, e->kind);
+          char when[40];
+
+          format_event_time (e->time_ns, when, sizeof when);
+          /* --json: one object a line (JSON Lines), so --follow can stream */
           if (c->json)
             {
-              printf ("{\"seq\": %" PRIu64 ", \"kind\": ", e->seq);
+              printf ("{\"seq\": %" PRIu64 ", \"time\": \"%s\", \"time_ns\": %" PRIu64
+                      ", \"kind\": ", e->seq, when, e->time_ns);
               json_string (stdout, k ? k->name : "?");
               printf (", \"slot\": %u, \"text\": ", e->slot);
               json_string (stdout, e->text);
               printf ("}\n");
             }
           else
-            printf ("%6" PRIu64 " %-18s %s\n", e->seq, k ? k->name : "?", e->text);
+            printf ("%6" PRIu64 " %s %-18s %s\n", e->seq, when, k ? k->name : "?", e->text);
         }
       fflush (stdout);
       ossd__event_batch__free_unpacked (b, NULL);

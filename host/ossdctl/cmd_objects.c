@@ -313,8 +313,15 @@ cmd_attr (struct ctl *c, int argc, char **argv)
     }
   else if (argc >= 4 && (strcmp (argv[0], "get") == 0 || strcmp (argv[0], "set") == 0))
     {
-      page = (uint32_t) strtoul (argv[2], NULL, 0);
-      number = (uint32_t) strtoul (argv[3], NULL, 0);
+      if (parse_u32 (argv[2], &page) < 0 || parse_u32 (argv[3], &number) < 0
+          || argc > (strcmp (argv[0], "set") == 0 ? 5 : 4))
+        {
+          fprintf (stderr, "ossdctl attr %s: PAGE and NUMBER are numbers (decimal or 0x-hex), got '%s' '%s'%s\n",
+                   argv[0], argv[2], argv[3],
+                   argc > (strcmp (argv[0], "set") == 0 ? 5 : 4) ? ", and too many arguments" : "");
+          ossd_disconnect (h);
+          return 2;
+        }
       if (strcmp (argv[0], "set") == 0)
         {
           const char *v = argc >= 5 ? argv[4] : "";

@@ -1,6 +1,7 @@
 /* common.c - connecting to the drive and reporting errors for ossdctl. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ossdctl.h"
 
@@ -21,6 +22,40 @@ ctl_default_device (void)
     return d;
   snprintf (uri, sizeof uri, "nbd+unix:///?socket=%s/ossd.sock", ctl_rundir ());
   return uri;
+}
+
+/* Every argument must be one of the command's flags (NULL-terminated
+ * list, may be empty); seen[i] tells whether flags[i] was given.  Anything
+ * else is a usage error (exit code 2), never silently ignored. */
+int
+ctl_flags (const char *cmd, int argc, char **argv,
+           const char *const *flags, bool *seen)
+{
+  for (int i = 0; i < argc; i++)
+    {
+      size_t k;
+      for (k = 0; flags[k]; k++)
+        if (strcmp (argv[i], flags[k]) == 0)
+          break;
+      if (!flags[k])
+        {
+          fprintf (stderr, "ossdctl %s: unexpected argument '%s'", cmd, argv[i]);
+          if (flags[0])
+            {
+              fprintf (stderr, " (it takes");
+              for (k = 0; flags[k]; k++)
+                fprintf (stderr, " %s", flags[k]);
+              fprintf (stderr, ")");
+            }
+          else
+            fprintf (stderr, " (it takes none)");
+          fprintf (stderr, "\n");
+          return -1;
+        }
+      if (seen)
+        seen[k] = true;
+    }
+  return 0;
 }
 
 int

@@ -49,11 +49,14 @@ void progress_finish (struct progress *p);
 double now_seconds (void);
 int parse_size (const char *s, uint64_t *out);
 int parse_object (const char *s, uint64_t *pid, uint64_t *oid);
+int parse_u32 (const char *s, uint32_t *out);
 
 /* common.c */
 ossd_t *ctl_connect (struct ctl *c);
 int ctl_fail (const char *what, const ossd_error *err);
 const char *ctl_default_device (void);
 const char *ctl_rundir (void);
+int ctl_flags (const char *cmd, int argc, char **argv,
+               const char *const *flags, bool *seen);
 
 #endif

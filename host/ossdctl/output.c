@@ -123,6 +123,21 @@ parse_size (const char *s, uint64_t *out)
   return 0;
 }
 
+/* A 32-bit number, decimal or 0x-hex, and nothing else. */
+int
+parse_u32 (const char *s, uint32_t *out)
+{
+  char *end;
+  unsigned long long v;
+
+  errno = 0;
+  v = strtoull (s, &end, 0);
+  if (errno || end == s || *end || *s == '-' || v > UINT32_MAX)
+    return -1;
+  *out = (uint32_t) v;
+  return 0;
+}
+
 /* "PID:OID" (or PID/OID), decimal or 0x-hex. */
 int
 parse_object (const char *s, uint64_t *pid, uint64_t *oid)
