@@ -271,12 +271,100 @@ device_start (struct ctl *c, int argc, char **argv)
   return 1;
 }
 
+/* Undo the octal escapes (\040 and the like) of a /proc mountinfo field. */
+static void
+mountinfo_unescape (char *s)
+{
+  char *d = s;
+
+  for (; *s; s++)
+    if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7'
+        && s[3] >= '0' && s[3] <= '7')
+      {
+        *d++ = (char) ((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+        s += 3;
+      }
+    else
+      *d++ = *s;
+  *d = '\0';
+}
+
+/* How many ossdfs mounts have the drive on socket `sock` as their device
+ * (ossdfs names it in the mount's source, "ossdfs:URI"); the first one's
+ * mount point goes to `first`. */
+static int
+ossdfs_mounts_of (const char *sock, char *first, size_t len)
+{
+  FILE *f = fopen ("/proc/self/mountinfo", "r");
+  char line[8192], want[PATH_MAX + 16];
+  int n = 0;
+
+  if (!f)
+    return 0;
+  snprintf (want, sizeof want, "socket=%s", sock);
+  while (fgets (line, sizeof line, f))
+    {
+      char *sep = strstr (line, " - "), *fields[5], *save = NULL, *mnt;
+      int k = 0;
+
+      if (!sep)
+        continue;
+      /* before " - ": id parent major:minor root mountpoint ... */
+      *sep = '\0';
+      for (char *t = strtok_r (line, " ", &save); t && k < 5; t = strtok_r (NULL, " ", &save))
+        fields[k++] = t;
+      if (k < 5)
+        continue;
+      mnt = fields[4];
+      /* after: fstype source superoptions */
+      char *fstype = strtok_r (sep + 3, " ", &save), *source = strtok_r (NULL, " ", &save);
+      if (!fstype || !source || strcmp (fstype, "fuse.ossdfs") != 0)
+        continue;
+      mountinfo_unescape (source);
+      mountinfo_unescape (mnt);
+      char *at = strstr (source, want);
+      if (strncmp (source, "ossdfs:", 7) == 0 && at
+          && (at[strlen (want)] == '\0' || at[strlen (want)] == '&'))
+        {
+          if (n++ == 0)
+            snprintf (first, len, "%s", mnt);
+        }
+    }
+  fclose (f);
+  return n;
+}
+
+static bool
+wait_for_exit (pid_t pid, int tenths)
+{
+  for (int i = 0; i < tenths && kill (pid, 0) == 0; i++)
+    {
+      waitpid (pid, NULL, WNOHANG);
+      usleep (100000);
+    }
+  return kill (pid, 0) != 0;
+}
+
 static int
 device_stop (struct ctl *c, int argc, char **argv)
 {
   struct device_paths p;
+  char mnt[PATH_MAX] = "";
+  bool force = false;
+  int nmounts;
   pid_t pid;
 
+  for (int i = 0; i < argc; i++)
+    if (strcmp (argv[i], "--force") == 0)
+      force = true;
+    else if (strcmp (argv[i], "--rundir") == 0 && i + 1 < argc)
+      i++;
+    else
+      {
+        fprintf (stderr, "ossdctl device stop: unexpected argument '%s' (it takes --rundir DIR, --force)\n",
+                 argv[i]);
+        return 2;
+      }
   paths_from_args (&p, argc, argv);
   pid = read_pid (&p);
   if (pid <= 0)
@@ -285,16 +373,45 @@ device_stop (struct ctl *c, int argc, char **argv)
       unlink (p.pidfile);
       return 1;
     }
-  kill (pid, SIGTERM);
-  for (int i = 0; i < 600 && kill (pid, 0) == 0; i++)
+  nmounts = ossdfs_mounts_of (p.sock, mnt, sizeof mnt);
+  if (nmounts > 0 && !force)
     {
-      waitpid (pid, NULL, WNOHANG);
-      usleep (50000);
-    }
-  if (kill (pid, 0) == 0)
-    {
-      fprintf (stderr, "ossdctl: drive pid %d did not stop within 30 s\n", (int) pid);
+      fprintf (stderr, "ossdctl: the drive in %s is mounted by ossdfs at %s%s; not stopping it\n",
+               p.rundir, mnt, nmounts > 1 ? " (and more)" : "");
+      fprintf (stderr, "ossdctl: hint: unmount first (fusermount3 -u %s), or stop it anyway with --force\n",
+               mnt);
       return 1;
+    }
+  /* Everything acknowledged becomes durable before any client is cut
+   * off: connected clients (ossdfs, PostgreSQL backends) keep nbdkit from
+   * exiting on SIGTERM, and are then disconnected by force. */
+  {
+    struct ctl flush_ctl = *c;
+    char uri[PATH_MAX + 32];
+    ossd_error err = { 0 };
+    ossd_t *h;
+
+    snprintf (uri, sizeof uri, "nbd+unix:///?socket=%s", p.sock);
+    flush_ctl.device = uri;
+    if ((h = ctl_connect (&flush_ctl)) != NULL)
+      {
+        if (ossd_flush (h, &err) < 0)
+          fprintf (stderr, "ossdctl: warning: FLUSH before stopping failed: %s\n", err.msg);
+        ossd_disconnect (h);
+      }
+  }
+  kill (pid, SIGTERM);
+  if (!wait_for_exit (pid, 100))
+    {
+      fprintf (stderr, "ossdctl: drive pid %d still had clients connected after 10 s%s; "
+               "it was flushed, now it is killed\n", (int) pid,
+               nmounts > 0 ? " (ossdfs mounts get EIO until the drive is started again)" : "");
+      kill (pid, SIGKILL);
+      if (!wait_for_exit (pid, 100))
+        {
+          fprintf (stderr, "ossdctl: drive pid %d did not exit after SIGKILL\n", (int) pid);
+          return 1;
+        }
     }
   unlink (p.pidfile);
   unlink (p.sock);

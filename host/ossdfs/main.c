@@ -24,7 +24,7 @@ static void
 usage (FILE *f)
 {
   fprintf (f,
-"Usage: ossdfs MOUNTPOINT --device URI [options]\n"
+"Usage: ossdfs MOUNTPOINT [--device URI] [options]\n"
 "\n"
 "Mount partition PID of an OSSD drive as a filesystem: every file and\n"
 "directory is an object (OID = inode number); data is written through to\n"
@@ -34,7 +34,8 @@ usage (FILE *f)
 "Options:\n"
 "  --device URI        drive URI (nbd+unix:///?socket=PATH, nbd://H:P,\n"
 "                      sg:/dev/sgN, nvme:/dev/nvmeXnY, file:PATH, inproc:IMG)\n"
-"                      (default: $OSSD_DEVICE)\n"
+"                      (default: $OSSD_DEVICE, else the socket ossdctl device\n"
+"                      start makes: $OSSD_RUNDIR/ossd.sock, /run/ossd/ossd.sock)\n"
 "  --partition PID     partition holding the filesystem (default 1)\n"
 "  -o OPT[,OPT...]     FUSE mount options (allow_other and\n"
 "                      default_permissions are always on when run as root)\n"
@@ -129,6 +130,7 @@ const struct fuse_lowlevel_ops ossdfs_ops = {
 struct options
 {
   const char *mountpoint, *device, *log;
+  char *default_device;        /* the run directory's socket, when no --device */
   char *fuse_opts;
   uint64_t pid;
   uint32_t timeout_ms, slots, spin_us, threads;
@@ -149,6 +151,29 @@ add_fuse_opts (struct options *o, const char *more)
   strcpy (s + n, more);
   o->fuse_opts = s;
   return 0;
+}
+
+/* fsname=ossdfs:URI, with the commas and backslashes of URI escaped */
+static int
+add_fsname_opt (struct options *o, const char *uri)
+{
+  char *opt = malloc (strlen ("fsname=ossdfs:") + 2 * strlen (uri) + 1);
+  char *p;
+  int r;
+
+  if (!opt)
+    return -1;
+  p = stpcpy (opt, "fsname=ossdfs:");
+  for (const char *s = uri; *s; s++)
+    {
+      if (*s == ',' || *s == '\\')
+        *p++ = '\\';
+      *p++ = *s;
+    }
+  *p = '\0';
+  r = add_fuse_opts (o, opt);
+  free (opt);
+  return r;
 }
 
 static int
@@ -232,8 +257,13 @@ parse_args (int argc, char **argv, struct options *o)
   o->mountpoint = argv[optind];
   if (!o->device || !*o->device)
     {
-      fprintf (stderr, "ossdfs: no device: give --device URI or set OSSD_DEVICE\n");
-      return -1;
+      /* the drive `ossdctl device start` runs, as ossdctl finds it */
+      const char *rundir = getenv ("OSSD_RUNDIR");
+
+      if (asprintf (&o->default_device, "nbd+unix:///?socket=%s/ossd.sock",
+                    rundir && *rundir ? rundir : "/run/ossd") < 0)
+        return -1;
+      o->device = o->default_device;
     }
   return 0;
 }
@@ -253,7 +283,10 @@ main (int argc, char **argv)
     return 2;
   if (geteuid () == 0 && add_fuse_opts (&o, "allow_other") < 0)
     return 1;
-  if (add_fuse_opts (&o, "default_permissions,fsname=ossdfs,subtype=ossdfs") < 0)
+  /* The mount's source names its drive, so that `ossdctl device stop`
+   * can tell that a drive is still mounted (commas escaped for FUSE). */
+  if (add_fuse_opts (&o, "default_permissions,subtype=ossdfs") < 0
+      || add_fsname_opt (&o, o.device) < 0)
     return 1;
 
   fs.pid = o.pid;

@@ -3,7 +3,9 @@
 # a command does not take are usage errors (exit 2, a message naming the
 # argument), never silently ignored; info counts what `partition ls` and
 # `ls` show (not the drive's system partition); events carry UTC times and
-# --json gives one JSON object a line.
+# --json gives one JSON object a line; `device stop` refuses to stop a
+# drive ossdfs has mounted (naming the mount) and leaves it working;
+# ossdfs finds the drive in $OSSD_RUNDIR as ossdctl does.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -11,8 +13,12 @@ ctl=$top/build/ossdctl
 work=$(mktemp -d /tmp/ossd-it-cli.XXXXXX)
 export OSSD_RUNDIR=$work/run
 export OSSD_DEVICE="nbd+unix:///?socket=$OSSD_RUNDIR/ossd.sock"
+mnt=$work/mnt
+fs_pid=
 cleanup () {
-  "$ctl" device stop >/dev/null 2>&1
+  mountpoint -q "$mnt" 2>/dev/null && { fusermount3 -u "$mnt" || fusermount3 -u -z "$mnt"; } 2>/dev/null
+  [ -n "$fs_pid" ] && kill -9 "$fs_pid" 2>/dev/null
+  "$ctl" device stop --force >/dev/null 2>&1
   [ -f "$OSSD_RUNDIR/ossd.pid" ] && kill -9 "$(cat "$OSSD_RUNDIR/ossd.pid")" 2>/dev/null
   rm -rf "$work"
 }
@@ -73,4 +79,25 @@ assert n > 0
 else
   tap_not_ok "events --json is JSON Lines" "$(echo "$evj" | head -3)"
 fi
+
+# ossdfs with no --device and no $OSSD_DEVICE: the socket in $OSSD_RUNDIR
+mkdir -p "$mnt"
+(unset OSSD_DEVICE; exec "$top/build/ossdfs" "$mnt" --foreground) >"$work/ossdfs.log" 2>&1 &
+fs_pid=$!
+for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
+if mountpoint -q "$mnt" && echo data >"$mnt/f" && [ "$(cat "$mnt/f")" = data ]; then
+  tap_ok "ossdfs finds the drive in \$OSSD_RUNDIR without --device"
+else
+  tap_not_ok "ossdfs finds the drive in \$OSSD_RUNDIR" "$(tail -3 "$work/ossdfs.log")"
+fi
+out=$("$ctl" device stop 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && echo "$out" | grep -q "mounted by ossdfs at $mnt"; then
+  tap_ok "device stop refuses while ossdfs has the drive mounted, naming the mount"
+else
+  tap_not_ok "device stop refuses while mounted" "rc=$rc: $out"
+fi
+ok_if "the drive still answers after the refused stop" timeout 10 "$ctl" info
+ok_if "the mount still works" sh -c "echo more >>'$mnt/f' && grep -q more '$mnt/f'"
+fusermount3 -u "$mnt"; wait "$fs_pid" 2>/dev/null; fs_pid=
+ok_if "device stop after the unmount" timeout 30 "$ctl" device stop
 tap_done
