@@ -8,6 +8,8 @@ TOP := $(abspath .)
 B := $(TOP)/build
 
 include mk/common.mk
+# First suite: a fresh machine's first build (package flags read after make deps)
+TEST_SUITES += tap:tests/harness/fresh-build.sh
 include proto/component.mk
 include ftl/component.mk
 include offload_runtime/component.mk
