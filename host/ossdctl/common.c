@@ -1,6 +1,8 @@
 /* common.c - connecting to the drive and reporting errors for ossdctl. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "ossdctl.h"
 
@@ -36,7 +38,17 @@ ctl_connect (struct ctl *c)
   struct ossd_connect_opts o = { .client_name = "ossdctl", .max_slots = 4 };
   ossd_error err = { 0 };
   ossd_t *h = NULL;
+  char key[4096];
 
+  /* The key file, when we may read it (root); otherwise we go without and
+   * the drive refuses what needs a capability, saying so. */
+  if (c->key_file)
+    o.key_file = c->key_file;
+  else if (strncmp (c->device, "inproc:", 7) != 0)
+    {
+      ossd_default_key_file (key, sizeof key);
+      o.key_file = access (key, R_OK) == 0 ? key : "";
+    }
   if (ossd_connect (c->device, &o, &h, &err) < 0)
     {
       fprintf (stderr, "ossdctl: cannot reach the drive at %s: %s\n",

@@ -11,6 +11,7 @@
 struct ctl
 {
   const char *device;          /* URI */
+  const char *key_file;        /* --key-file; NULL: ossd_default_key_file */
   bool json;
   bool progress;               /* force a progress bar */
   bool quiet;
