@@ -39,7 +39,7 @@ client_caps_init (ossd_t *o, ossd_error *err)
       r = ossd_key_load (o->opts.key_file, o->master_key, why, sizeof why);
       if (r < 0)
         {
-          client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+          client_set_error (err, OSSD__STATUS__ERR_PERMISSION, -r, "%s", why);
           return r;
         }
       o->have_key = true;

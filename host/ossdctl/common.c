@@ -53,8 +53,16 @@ ctl_connect (struct ctl *c)
     {
       fprintf (stderr, "ossdctl: cannot reach the drive at %s: %s\n",
                c->device, err.msg);
-      fprintf (stderr, "ossdctl: hint: start one with 'ossdctl device start --image FILE', or pass --device URI\n");
+      if (err.status == OSSD_STATUS_TRANSPORT)
+        fprintf (stderr, "ossdctl: hint: start one with 'ossdctl device start --image FILE', or pass --device URI\n");
       return NULL;
     }
+  for (int i = 0; i < c->n_caps; i++)
+    if (ossd_add_capability_text (h, c->caps[i], &err) < 0)
+      {
+        fprintf (stderr, "ossdctl: --cap: %s\n", err.msg);
+        ossd_disconnect (h);
+        return NULL;
+      }
   return h;
 }

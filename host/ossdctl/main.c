@@ -43,6 +43,8 @@ static const char usage[] =
   "  --key-file FILE  the drive's master key (root; default: $OSSD_KEY_FILE,\n"
   "                 else ossd.key in $OSSD_RUNDIR or /run/ossd, a link to IMAGE.key);\n"
   "                 without a readable key the drive refuses all but info and stats\n"
+  "  --cap TEXT     a capability given to us (getfattr -n user.ossd.cap FILE\n"
+  "                 on ossdfs), for a user without the key; repeatable\n"
   "  --json         machine-readable output for read-outs\n"
   "  --progress     always draw a progress bar for put/get\n"
   "  --help         this text (also: ossdctl COMMAND --help)\n";
@@ -68,6 +70,7 @@ main (int argc, char **argv)
   static const struct option longopts[] = {
     { "device", required_argument, NULL, 'd' },
     { "key-file", required_argument, NULL, 'k' },
+    { "cap", required_argument, NULL, 'c' },
     { "json", no_argument, NULL, 'j' },
     { "progress", no_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
@@ -76,11 +79,19 @@ main (int argc, char **argv)
   int opt;
 
   /* Stop at the first non-option: the command parses its own options. */
-  while ((opt = getopt_long (argc, argv, "+d:k:jph", longopts, NULL)) != -1)
+  while ((opt = getopt_long (argc, argv, "+d:k:c:jph", longopts, NULL)) != -1)
     switch (opt)
       {
       case 'd': c.device = optarg; break;
       case 'k': c.key_file = optarg; break;
+      case 'c':
+        if (c.n_caps == 16)
+          {
+            fputs ("ossdctl: at most 16 --cap options\n", stderr);
+            return 2;
+          }
+        c.caps[c.n_caps++] = optarg;
+        break;
       case 'j': c.json = true; break;
       case 'p': c.progress = true; break;
       case 'h': fputs (usage, stdout); return 0;
