@@ -93,6 +93,9 @@ main (int argc, char **argv)
 
   snprintf (uri, sizeof uri, "nbd+unix:///?socket=%s", sock);
   struct ossd_connect_opts opts = { .client_name = "bench", .max_slots = 4 };
+  char key[4096];
+  ossd_default_key_file (key, sizeof key);
+  opts.key_file = key;
   if (ossd_connect (uri, &opts, &o, &err) < 0)
     die ("connect", err.msg);
   nbd = nbd_create ();
