@@ -100,7 +100,19 @@ case $kc in *" oid=0 rights=0x20 "*) tap_ok "a --kernel-group member gets a kern
   *) tap_not_ok "a --kernel-group member gets a kernel capability" "$kc" ;; esac
 refused "others get no kernel capability" "Permission denied" \
   runuser -u daemon -- getfattr --absolute-names --only-values -n user.ossd.kernelcap "$mnt"
-# Revocation: bumping the object's capability version (root, admin right).
+# Revocation: chmod (or chown) bumps the object's capability version in
+# the same batch, so capabilities minted before stop working; new ones do.
+cap_pub_old=$cap_pub
+ok_if "chmod 640 the public file" chmod 640 "$mnt/public"
+refused "its capability minted before the chmod is revoked" "(revoked)" \
+  as_nobody "$ctl" --cap "$cap_pub_old" get "1:$oid_pub" -
+cap_pub_root=$(getfattr --absolute-names --only-values -n user.ossd.cap "$mnt/public" 2>&1)
+out=$(as_nobody "$ctl" --cap "$cap_pub_root" get "1:$oid_pub" - 2>&1)
+[ "$out" = "everyone reads" ] && tap_ok "a capability minted after it works" \
+  || tap_not_ok "a capability minted after it works" "$out"
+refused "nobody gets none for the 0640 file now" "Permission denied" \
+  as_nobody getfattr --absolute-names --only-values -n user.ossd.cap "$mnt/public"
+# Revocation by hand: root bumps the version attribute (admin right).
 ok_if "root bumps the capability version of nobody's file" "$ctl" attr set "1:$oid_mine" 32 1 1
 refused "the capability minted before is revoked" "(revoked)" as_nobody "$ctl" --cap "$cap_mine" get "1:$oid_mine" -
 fs_umount
