@@ -77,6 +77,10 @@ refused "nobody: no capability for a 0600 root file (EACCES)" "Permission denied
 cap_root=$(getfattr --absolute-names --only-values -n user.ossd.cap "$mnt/rootfile" 2>&1)
 case $cap_root in "ossdcap1 pid=1 oid="*" rights=0x13 "*) tap_ok "root gets read+write+scan for it" ;;
   *) tap_not_ok "root gets read+write+scan for it" "$cap_root" ;; esac
+exp=$(echo "$cap_root" | sed -n 's/.* expiry=\([0-9]*\)[0-9]\{9\} .*/\1/p'); nows=$(date +%s)
+[ -n "$exp" ] && [ "$exp" -gt $((nows + 3500)) ] && [ "$exp" -le $((nows + 3601)) ] \
+  && tap_ok "it expires after the default --cap-ttl-s (3600 s)" \
+  || tap_not_ok "it expires after the default --cap-ttl-s (3600 s)" "expiry $exp, now $nows"
 cap_mine=$(as_nobody getfattr --absolute-names --only-values -n user.ossd.cap "$mnt/mine" 2>&1)
 case $cap_mine in *" rights=0x13 "*) tap_ok "the owner (nobody) gets read+write+scan for its 0600 file" ;;
   *) tap_not_ok "the owner (nobody) gets read+write+scan for its 0600 file" "$cap_mine" ;; esac
