@@ -1,11 +1,14 @@
 # bench/ - benchmarks: each prints ratios measured side by side in one run
 # and writes CSV + PNG under bench/results/.
 CPPFLAGS_bench := $(CPPFLAGS_host)
-BENCH_BINS := $(B)/bench/bench_channel
+BENCH_BINS := $(B)/bench/bench_channel $(B)/bench/bench_caps
 ALL_TARGETS += $(BENCH_BINS)
 
 $(B)/bench/channel/bench_channel.o: | $(PROTO_GEN)/ossd.pb-c.h
 $(B)/bench/bench_channel: $(B)/bench/channel/bench_channel.o $(HOST_LIB_DEPS)
+	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
+$(B)/bench/channel/bench_caps.o: | $(PROTO_GEN)/ossd.pb-c.h
+$(B)/bench/bench_caps: $(B)/bench/channel/bench_caps.o $(HOST_LIB_DEPS)
 	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
 
 .PHONY: bench-channel

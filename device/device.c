@@ -46,7 +46,8 @@ device_build_control (ossd_device_t *dev)
   if (ftl_get_info (dev->ftl, &fi, NULL) == 0)
     c->capacity_bytes = fi.capacity_bytes;
   c->feature_bits = OSSD_FEATURE_EVENTS | OSSD_FEATURE_COMPOUND
-    | OSSD_FEATURE_SCAN | OSSD_FEATURE_ACK_IN_WRITE;
+    | OSSD_FEATURE_SCAN | OSSD_FEATURE_ACK_IN_WRITE
+    | OSSD_FEATURE_CAPABILITIES;
   c->lease_ms = dev->opts.lease_ms;
   c->poll_timeout_ms = dev->opts.poll_timeout_ms;
 }
@@ -78,6 +79,10 @@ ossd_device_open (const struct ossd_device_options *opts,
   pthread_rwlock_init (&dev->ftl_lock, NULL);
   pthread_mutex_init (&dev->conn_lock, NULL);
   device_events_init (&dev->events);
+  dev->opts.key_file = NULL;   /* only used here, and not kept */
+  r = device_caps_open (dev, opts->key_file, why, whylen);
+  if (r < 0)
+    goto fail;
 
   exists = !ram && stat (dev->image, &st) == 0 && st.st_size > 0;
   if (ram || opts->force_format || (!exists && opts->create))

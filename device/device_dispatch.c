@@ -29,6 +29,7 @@ device_status_from_errno (int err)
     case ENOTSUP: return OSSD__STATUS__ERR_UNSUPPORTED;
     case ECANCELED: return OSSD__STATUS__ERR_CANCELLED;
     case ENOSYS: return OSSD__STATUS__ERR_UNKNOWN_COMMAND;
+    case EACCES: return OSSD__STATUS__ERR_PERMISSION;
     default: return OSSD__STATUS__ERR_IO;
     }
 }
@@ -235,6 +236,9 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "volume_bytes_written", atomic_load (&dev->ctr.volume_bytes_written));
   sb_counter (b, "scans", atomic_load (&dev->ctr.scans));
   sb_counter (b, "scan_bytes_out", atomic_load (&dev->ctr.scan_bytes_out));
+  sb_counter (b, "cap_checks", atomic_load (&dev->ctr.cap_checks));
+  sb_counter (b, "cap_refusals", atomic_load (&dev->ctr.cap_refusals));
+  sb_counter (b, "cap_mac_verified", atomic_load (&dev->ctr.cap_mac_verified));
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
@@ -822,7 +826,15 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
                  const Ossd__Request *req)
 {
   ftl_error fe = { "" };
+  char why[512];
   int e = 0;
+
+  /* Capabilities first: a refused command touches nothing. */
+  pthread_rwlock_rdlock (&dev->ftl_lock);
+  e = device_caps_check (dev, s, req, why, sizeof why);
+  pthread_rwlock_unlock (&dev->ftl_lock);
+  if (e < 0)
+    return device_slot_respond_error (s, seq, device_status_from_errno (e), why);
 
   if (req->body_case == OSSD__REQUEST__BODY_FORMAT)
     return cmd_format (dev, s, seq, req->format);

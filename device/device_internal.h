@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ossd_device.h"
+#include "ossd_cap.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
 
@@ -61,6 +62,11 @@ struct ossd_slot
   bool stream_running;
   pthread_t stream_thread;
   atomic_bool cancel;
+  /* The last capability whose MAC checked out on this slot: a client
+   * sends the same one again and again, so its HMAC is computed once
+   * (expiry and version are still checked every time). */
+  struct ossd_cap last_cap;
+  bool last_cap_ok;
 };
 
 struct ossd_event_entry
@@ -88,6 +94,7 @@ struct ossd_device_counters
   atomic_uint_fast64_t volume_reads, volume_writes;
   atomic_uint_fast64_t volume_bytes_read, volume_bytes_written;
   atomic_uint_fast64_t scans, scan_bytes_out;
+  atomic_uint_fast64_t cap_checks, cap_refusals, cap_mac_verified;
 };
 
 struct ossd_device
@@ -108,6 +115,7 @@ struct ossd_device
   uint32_t connections;
   struct ossd_kernel_registry *kernels;
   struct ossd_jit_cache *jit_cache;  /* compiled kernels, by program hash */
+  uint8_t master_key[32];      /* OSSD_KEY_BYTES (device_caps.c) */
 };
 
 struct ossd_device_conn
@@ -185,6 +193,15 @@ Ossd__Status device_status_from_errno (int err);
 size_t device_read_reply_size (const struct deferred_read *dr);
 int device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
                             uint8_t *dst, char *why, size_t whylen);
+
+/* device_caps.c: load or create the master key at open; check a
+ * request's capabilities before it runs (the caller holds ftl_lock).
+ * Returns 0, or -EACCES with the reason (naming the command, the object
+ * and what failed) in why. */
+int device_caps_open (ossd_device_t *dev, const char *key_file, char *why,
+                      size_t whylen);
+int device_caps_check (ossd_device_t *dev, struct ossd_slot *slot,
+                       const Ossd__Request *req, char *why, size_t whylen);
 
 /* device_format.c */
 int device_superblock_load (ossd_device_t *dev, char *why, size_t whylen);

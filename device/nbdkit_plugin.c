@@ -24,6 +24,7 @@
 
 static struct ossd_device_options opts;
 static char *image;
+static char *key_file;           /* key=FILE; NULL: IMAGE.key */
 static char *profile;
 static ossd_device_t *dev;
 static atomic_uint connection_counter;
@@ -44,6 +45,7 @@ ossd_plugin_unload (void)
 {
   ossd_device_close (dev);
   free (image);
+  free (key_file);
   free (profile);
 }
 
@@ -99,6 +101,26 @@ ossd_plugin_config (const char *key, const char *value)
           nbdkit_error ("out of memory");
           return -1;
         }
+    }
+  else if (strcmp (key, "key") == 0)
+    {
+      /* The master key file (docs/security.md); absolute for the same
+       * reason as the image. */
+      free (key_file);
+      if (value[0] == '/')
+        key_file = strdup (value);
+      else
+        {
+          char cwd[4096];
+          if (!getcwd (cwd, sizeof cwd) || asprintf (&key_file, "%s/%s", cwd, value) < 0)
+            key_file = NULL;
+        }
+      if (!key_file)
+        {
+          nbdkit_error ("key: out of memory or no working directory");
+          return -1;
+        }
+      opts.key_file = key_file;
     }
   else if (strcmp (key, "create") == 0)
     {
@@ -336,6 +358,7 @@ ossd_plugin_can_fua (void *handle)
 
 #define ossd_plugin_config_help \
   "image=FILE|ram:     (required) drive image (sparse file)\n" \
+  "key=FILE            master key (default FILE.key; created 0600 if missing)\n" \
   "create=BOOL         format a new image if FILE does not exist\n" \
   "format=BOOL         format even if it exists (all data lost)\n" \
   "size=SIZE           object capacity at format (default 4G)\n" \

@@ -496,6 +496,19 @@ fill_constant_args(List *consts, Ossd__Scan *sc)
 	}
 }
 
+/*
+ * The drive scans an object only with a capability for it: ossdfs grants
+ * one per segment file as its permissions allow (ossd_relation.c).
+ */
+static void
+attach_segment_capabilities(Relation rel, List *segs, ossd_t *o)
+{
+	ListCell   *lc;
+
+	foreach(lc, segs)
+		ossd_segment_capability(rel, ((SegPlan *) lfirst(lc))->segno, o);
+}
+
 static void
 start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 {
@@ -619,6 +632,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	req.scan = &sc;
 
 	o = ossd_get_connection(ss->uri);
+	attach_segment_capabilities(rel, segs, o);
 	s = calloc(1, sizeof(OssdStreamCtx));
 	if (s == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
@@ -633,6 +647,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 		/* a cached connection whose slot lease lapsed: reconnect once */
 		ossd_forget_connection(ss->uri);
 		o = ossd_get_connection(ss->uri);
+		attach_segment_capabilities(rel, segs, o);
 		memset(&err, 0, sizeof(err));
 		s->stream = NULL;
 		(void) ossd_stream_start(o, &req, &s->stream, &err);

@@ -14,6 +14,12 @@
  *
  * Connections to drives are kept per URI for the life of the backend.
  *
+ * The drive checks a capability on every command (docs/security.md);
+ * this backend holds no key, so it asks ossdfs, which grants what the
+ * file permissions allow: user.ossd.cap on each segment file before it is
+ * scanned, and user.ossd.kernelcap on the tablespace directory (granted
+ * to ossdfs' --kernel-group) for kernel deploy and remove.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -46,7 +52,11 @@ typedef struct OssdConn
 {
 	char	   *uri;
 	ossd_t	   *o;
+	uint64		kernel_cap_expiry_ns;	/* 0: none obtained */
 } OssdConn;
+
+/* Ask ossdfs again for a capability this long before it expires. */
+#define CAP_RENEW_NS (UINT64CONST(600) * 1000000000)
 
 static List *connections = NIL;
 static bool exit_hook_set = false;
@@ -162,6 +172,79 @@ ossd_segment_object(Relation rel, int segno, char **uri, uint64 *pid,
 }
 
 /*
+ * Add the capability in extended attribute `name` of `path` to o; returns
+ * its expiry, or 0 when ossdfs gives none (the drive will then say what
+ * is missing).
+ */
+static uint64
+add_capability_from(ossd_t *o, const char *path, const char *name)
+{
+	char		text[OSSD_CAP_TEXT_MAX + 1];
+	struct ossd_cap cap;
+	ossd_error	err;
+
+	if (!read_xattr(path, name, text, sizeof(text)) ||
+		ossd_cap_parse(text, &cap) < 0 ||
+		ossd_add_capability(o, &cap, &err) < 0)
+		return 0;
+	return cap.expiry_ns;
+}
+
+/*
+ * The kernel capability for the drive at uri: from the directory of an
+ * ossd tablespace on that drive (pg_tblspc/OID or its version
+ * directory).
+ */
+static uint64
+add_kernel_capability(ossd_t *o, const char *uri)
+{
+	DIR		   *d = AllocateDir("pg_tblspc");
+	struct dirent *de;
+	uint64		expiry = 0;
+
+	while (expiry == 0 && (de = ReadDir(d, "pg_tblspc")) != NULL)
+	{
+		char		path[MAXPGPATH];
+		char		dev[MAXPGPATH];
+		int			i;
+
+		if (de->d_name[0] == '.')
+			continue;
+		for (i = 0; i < 2 && expiry == 0; i++)
+		{
+			if (i == 0)
+				snprintf(path, sizeof(path), "pg_tblspc/%s/%s", de->d_name,
+						 TABLESPACE_VERSION_DIRECTORY);
+			else
+				snprintf(path, sizeof(path), "pg_tblspc/%s", de->d_name);
+			if (read_xattr(path, "user.ossd.device", dev, sizeof(dev)) &&
+				strcmp(dev, uri) == 0)
+				expiry = add_capability_from(o, path, "user.ossd.kernelcap");
+		}
+	}
+	FreeDir(d);
+	return expiry;
+}
+
+/*
+ * Give the connection the capability ossdfs grants this backend for
+ * segment `segno` of the relation's main fork, before a scan of it.
+ */
+void
+ossd_segment_capability(Relation rel, int segno, ossd_t *o)
+{
+	char	   *base = relpathbackend(rel->rd_node, InvalidBackendId, MAIN_FORKNUM);
+	char		path[MAXPGPATH];
+
+	if (segno == 0)
+		snprintf(path, sizeof(path), "%s", base);
+	else
+		snprintf(path, sizeof(path), "%s.%d", base, segno);
+	pfree(base);
+	(void) add_capability_from(o, path, "user.ossd.cap");
+}
+
+/*
  * A connection to the drive at `uri`, opened on first use and kept.
  */
 ossd_t *
@@ -178,7 +261,12 @@ ossd_get_connection(const char *uri)
 	{
 		c = lfirst(lc);
 		if (strcmp(c->uri, uri) == 0)
+		{
+			if (c->kernel_cap_expiry_ns != 0 &&
+				ossd_realtime_ns() + CAP_RENEW_NS > c->kernel_cap_expiry_ns)
+				c->kernel_cap_expiry_ns = add_kernel_capability(c->o, uri);
 			return c->o;
+		}
 	}
 
 	memset(&opts, 0, sizeof(opts));
@@ -203,6 +291,7 @@ ossd_get_connection(const char *uri)
 	c = palloc(sizeof(OssdConn));
 	c->uri = pstrdup(uri);
 	c->o = o;
+	c->kernel_cap_expiry_ns = add_kernel_capability(o, uri);
 	connections = lappend(connections, c);
 	MemoryContextSwitchTo(oldcxt);
 	return o;

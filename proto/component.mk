@@ -5,7 +5,7 @@ CPPFLAGS_proto := $(PROTO_CPPFLAGS)
 PROTO_SRCS := $(wildcard proto/*.c)
 PROTO_OBJS := $(call objs,proto,$(PROTO_SRCS)) $(B)/proto-gen/ossd.pb-c.o
 PROTO_LIB := $(B)/libossd_proto.a
-PROTO_LIBS := -lprotobuf-c
+PROTO_LIBS := -lprotobuf-c -lcrypto
 ALL_TARGETS += $(PROTO_LIB)
 
 $(PROTO_GEN)/ossd.pb-c.c $(PROTO_GEN)/ossd.pb-c.h: proto/ossd.proto

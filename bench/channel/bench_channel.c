@@ -93,6 +93,9 @@ main (int argc, char **argv)
 
   snprintf (uri, sizeof uri, "nbd+unix:///?socket=%s", sock);
   struct ossd_connect_opts opts = { .client_name = "bench", .max_slots = 4 };
+  char key[4096];
+  ossd_default_key_file (key, sizeof key);
+  opts.key_file = key;
   if (ossd_connect (uri, &opts, &o, &err) < 0)
     die ("connect", err.msg);
   nbd = nbd_create ();
@@ -127,6 +130,20 @@ main (int argc, char **argv)
   if (ossd_flush (o, &err) < 0)
     die ("flush", err.msg);
 
+  /* A second client without the key, holding only an object capability
+   * minted by the first (as pg_ossd holds what ossdfs hands it): the drive
+   * then also checks the object's capability version on every command. */
+  ossd_t *oc;
+  struct ossd_connect_opts copts = opts;
+  struct ossd_cap cap = { .pid = PID, .oid = OID, .rights = OSSD_RIGHT_READ,
+    .expiry_ns = ossd_realtime_ns () + 3600ull * 1000000000ull };
+  copts.key_file = "";
+  copts.client_name = "bench-cap";
+  if (ossd_connect (uri, &copts, &oc, &err) < 0
+      || ossd_mint_capability (o, &cap, &err) < 0
+      || ossd_add_capability (oc, &cap, &err) < 0)
+    die ("object-capability client", err.msg);
+  double *rt_ocap = calloc (rounds, sizeof (double));
   double *rt_cmd = calloc (rounds, sizeof (double)), *rt_raw = calloc (rounds, sizeof (double));
   double *bw_cmd = calloc (rounds, sizeof (double)), *bw_raw = calloc (rounds, sizeof (double));
   FILE *out = csv ? fopen (csv, "w") : NULL;
@@ -145,6 +162,12 @@ main (int argc, char **argv)
           die ("small read", err.msg);
       t1 = now ();
       rt_cmd[r] = (t1 - t0) / small_ops * 1e6;
+      t0 = now ();
+      for (int i = 0; i < small_ops; i++)
+        if (ossd_read (oc, PID, OID, (uint64_t) (i % 1000) * 64, tiny, sizeof tiny, &got, &err) < 0)
+          die ("small read (object capability)", err.msg);
+      t1 = now ();
+      rt_ocap[r] = (t1 - t0) / small_ops * 1e6;
       t0 = now ();
       for (int i = 0; i < small_ops; i++)
         {
@@ -173,24 +196,31 @@ main (int argc, char **argv)
         fprintf (out, "%d,roundtrip,command,%.2f,us\n%d,roundtrip,raw_nbd,%.2f,us\n"
                  "%d,bulk,command,%.1f,MiB/s\n%d,bulk,raw_nbd,%.1f,MiB/s\n",
                  r, rt_cmd[r], r, rt_raw[r], r, bw_cmd[r], r, bw_raw[r]);
+      if (out)
+        fprintf (out, "%d,roundtrip,command_object_cap,%.2f,us\n", r, rt_ocap[r]);
       fprintf (stderr, "\rround %d/%d", r + 1, rounds);
     }
   fprintf (stderr, "\n");
   double mc = median (rt_cmd, rounds), mr = median (rt_raw, rounds);
+  double mo = median (rt_ocap, rounds);
   double bc = median (bw_cmd, rounds), br = median (bw_raw, rounds);
   if (json)
     printf ("{\"roundtrip_command_us\": %.2f, \"roundtrip_raw_us\": %.2f, \"roundtrip_ratio\": %.3f, "
-            "\"bulk_command_mibs\": %.1f, \"bulk_raw_mibs\": %.1f, \"bulk_ratio\": %.3f, \"request_mib\": %llu}\n",
-            mc, mr, mc / mr, bc, br, bc / br, (unsigned long long) request_mib);
+            "\"bulk_command_mibs\": %.1f, \"bulk_raw_mibs\": %.1f, \"bulk_ratio\": %.3f, \"request_mib\": %llu, "
+            "\"roundtrip_object_cap_us\": %.2f}\n",
+            mc, mr, mc / mr, bc, br, bc / br, (unsigned long long) request_mib, mo);
   else
     {
       printf ("small command round trip: %.1f us   raw NBD 4K pwrite+pread: %.1f us   ratio %.2fx (target <= 1.3x)\n",
               mc, mr, mc / mr);
       printf ("bulk object READ:        %.0f MiB/s raw NBD reads:      %.0f MiB/s ratio %.2fx (target >= 0.8x; %llu MiB per call on both sides)\n",
               bc, br, bc / br, (unsigned long long) request_mib);
+      printf ("small command, object capability (keyless client, as pg_ossd): %.1f us   vs device-wide capability %.2fx\n",
+              mo, mo / mc);
     }
   if (out)
     fclose (out);
+  ossd_disconnect (oc);
   ossd_remove (o, PID, OID, &err);
   ossd_disconnect (o);
   nbd_shutdown (nbd, 0);

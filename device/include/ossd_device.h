@@ -47,6 +47,11 @@ struct ossd_device_options
   uint32_t lease_ms;           /* default 30000 */
   uint32_t poll_timeout_ms;    /* long-poll of responses and events, default 2000 */
   uint32_t scan_workers;       /* default 2 */
+  /* The master key (docs/security.md): a root-only file of
+   * OSSD_KEY_BYTES bytes, created (mode 0600) when missing.  NULL: IMAGE.key
+   * beside a file image; a RAM drive then gets a random key that only
+   * its own process knows (ossd_device_master_key). */
+  const char *key_file;
   void (*log) (void *arg, const char *msg);   /* optional log sink */
   void *log_arg;
 };
@@ -80,6 +85,10 @@ int ossd_device_flush (ossd_device_conn_t *conn, char *why, size_t whylen);
 /* Deallocate a volume range (NBD trim/zero). */
 int ossd_device_trim (ossd_device_conn_t *conn, uint32_t len, uint64_t off,
                       char *why, size_t whylen);
+
+/* The drive's master key, for a client in the drive's own process (the
+ * inproc: transport): that process holds the image and so every byte. */
+void ossd_device_master_key (ossd_device_t *dev, uint8_t out[32]);
 
 /* Let background work run (GC); the nbdkit plugin calls it when idle. */
 void ossd_device_idle (ossd_device_t *dev);

@@ -2,7 +2,8 @@
  * claim arbitration, chunked requests and responses, PENDING long-poll,
  * malformed input (bad magic, CRC, length, slot, protobuf, unknown
  * command, missing object, full drive) answered with reasons while the
- * stored data stays intact. */
+ * stored data stays intact; capabilities (missing, forged, expired, too
+ * narrow, revoked) refused with reasons and nothing changed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "ossd_cap.h"
 #include "ossd_device.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
@@ -23,6 +25,12 @@ struct fixture
   struct ossd_control ctl;
   uint8_t *win;
   uint64_t seq;
+  /* As the real tools do, requests carry a device-wide capability minted
+   * from the drive's key unless they carry their own or bare is set. */
+  uint8_t key[OSSD_KEY_BYTES];
+  struct ossd_cap admin;
+  Ossd__Capability admin_pb;
+  bool bare;
 };
 
 static int
@@ -44,6 +52,11 @@ setup (void **state)
   if (ossd_device_open (&o, &f->dev, why, sizeof why) < 0)
     fail_msg ("open: %s", why);
   f->conn = ossd_device_connect (f->dev, "test");
+  ossd_device_master_key (f->dev, f->key);
+  f->admin.rights = OSSD_RIGHTS_ALL;
+  f->admin.expiry_ns = ossd_realtime_ns () + 3600ull * 1000000000ull;
+  ossd_cap_sign (f->key, &f->admin);
+  ossd_cap_to_proto (&f->admin, &f->admin_pb);
   assert_int_equal (ossd_device_pread (f->conn, lba, OSSD_LBA_SIZE,
                                        ossd_device_size_bytes (f->dev) - OSSD_LBA_SIZE,
                                        why, sizeof why), 0);
@@ -85,9 +98,14 @@ send_req (struct fixture *f, uint32_t slot, uint64_t nonce,
           const Ossd__Request *req, char *why)
 {
   uint8_t msg[65536];
-  size_t len = ossd__request__pack (req, msg), room = window_bytes (f) - OSSD_FRAME_HDR_SIZE;
+  Ossd__Request withcap = *req;
+  size_t len, room = window_bytes (f) - OSSD_FRAME_HDR_SIZE;
   size_t off = 0;
   int r = 0;
+
+  if (!req->cap && !f->bare && req->body_case != OSSD__REQUEST__BODY_CLAIM)
+    withcap.cap = &f->admin_pb;
+  len = ossd__request__pack (&withcap, msg);
 
   f->seq++;
   do
@@ -483,6 +501,275 @@ test_volume_region_is_a_plain_disk (void **state)
     assert_int_equal (back[i], 0);
 }
 
+
+/* ---- capabilities ---------------------------------------------------------- */
+
+static struct ossd_cap
+mkcap (struct fixture *f, uint64_t pid, uint64_t oid, uint32_t rights,
+       int64_t ttl_s, uint64_t version)
+{
+  struct ossd_cap c = { .pid = pid, .oid = oid, .rights = rights,
+    .expiry_ns = ossd_realtime_ns () + (uint64_t) (ttl_s * 1000000000ll),
+    .version = version };
+  ossd_cap_sign (f->key, &c);
+  return c;
+}
+
+/* Call with exactly this capability (NULL: none). */
+static Ossd__Response *
+call_cap (struct fixture *f, const Ossd__Request *req,
+          const struct ossd_cap *cap)
+{
+  Ossd__Request r = *req;
+  Ossd__Capability pb;
+  Ossd__Response *resp;
+
+  if (cap)
+    {
+      ossd_cap_to_proto (cap, &pb);
+      r.cap = &pb;
+    }
+  f->bare = true;
+  resp = call (f, 1, 77, &r);
+  f->bare = false;
+  return resp;
+}
+
+/* Expect a refusal whose reason contains `what`. */
+static void
+expect_refused (struct fixture *f, const Ossd__Request *req,
+                const struct ossd_cap *cap, const char *what)
+{
+  Ossd__Response *r = call_cap (f, req, cap);
+  if (r->status != OSSD__STATUS__ERR_PERMISSION || !strstr (r->reason, what))
+    fail_msg ("expected PERMISSION with \"%s\", got status %d: %s", what,
+              r->status, r->reason);
+  ossd__response__free_unpacked (r, NULL);
+}
+
+static Ossd__Status
+status_of (struct fixture *f, const Ossd__Request *req,
+           const struct ossd_cap *cap)
+{
+  Ossd__Response *r = call_cap (f, req, cap);
+  Ossd__Status st = r->status;
+  ossd__response__free_unpacked (r, NULL);
+  return st;
+}
+
+static void
+test_capabilities (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__Format fmt = OSSD__FORMAT__INIT;
+  Ossd__List ls = OSSD__LIST__INIT;
+  Ossd__ListPartitions lp = OSSD__LIST_PARTITIONS__INIT;
+  Ossd__Info info = OSSD__INFO__INIT;
+  Ossd__SetAttributes sa = OSSD__SET_ATTRIBUTES__INIT;
+  Ossd__Attribute at = OSSD__ATTRIBUTE__INIT, *atp = &at;
+  Ossd__Stats st = OSSD__STATS__INIT;
+  Ossd__Scan sc = OSSD__SCAN__INIT;
+  Ossd__ScanTarget t1 = OSSD__SCAN_TARGET__INIT, t2 = OSSD__SCAN_TARGET__INIT;
+  Ossd__ScanTarget *tp[2] = { &t1, &t2 };
+  Ossd__KernelDeploy kd = OSSD__KERNEL_DEPLOY__INIT;
+  Ossd__ObjectId obj = OSSD__OBJECT_ID__INIT, other = OSSD__OBJECT_ID__INIT;
+  Ossd__Request rread = OSSD__REQUEST__INIT, rwrite = OSSD__REQUEST__INIT;
+  struct ossd_cap c, c2;
+  Ossd__Response *r;
+  uint8_t ver[8] = { 1 }, junk[16] = { 0 };
+  uint64_t refusals = 0;
+
+  claim (f, 1, 77);
+  /* With the device-wide capability: partitions 3 and 4, object 3:10. */
+  for (uint64_t pid = 3; pid <= 4; pid++)
+    {
+      cp.pid = pid;
+      req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+      req.create_partition = &cp;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+    }
+  obj.pid = 3;
+  obj.oid = 10;
+  other.pid = 3;
+  other.oid = 11;
+  cr.obj = &obj;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &cr;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  w.obj = &obj;
+  w.data.data = (uint8_t *) "ORIGINAL";
+  w.data.len = 8;
+  rwrite.body_case = OSSD__REQUEST__BODY_WRITE;
+  rwrite.write = &w;
+  assert_int_equal (status_of (f, &rwrite, &f->admin), OSSD__STATUS__OK);
+  rd.obj = &obj;
+  rd.length = 100;
+  rread.body_case = OSSD__REQUEST__BODY_READ;
+  rread.read = &rd;
+
+  /* No capability: every command that touches data is refused, with the
+   * command and what it needs in the reason; INFO stays open. */
+  expect_refused (f, &rread, NULL, "READ: permission denied: no capability (it needs read on (pid 3, oid 10))");
+  w.data.data = (uint8_t *) "CHANGED!";
+  expect_refused (f, &rwrite, NULL, "WRITE: permission denied");
+  req.body_case = OSSD__REQUEST__BODY_FORMAT;
+  req.format = &fmt;
+  expect_refused (f, &req, NULL, "FORMAT: permission denied: no capability (it needs admin on the drive)");
+  req.body_case = OSSD__REQUEST__BODY_LIST_PARTITIONS;
+  req.list_partitions = &lp;
+  expect_refused (f, &req, NULL, "LIST PARTITIONS");
+  cr.obj = &other;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &cr;
+  expect_refused (f, &req, NULL, "CREATE");
+  refusals += 5;
+  req.body_case = OSSD__REQUEST__BODY_INFO;
+  req.info = &info;
+  assert_int_equal (status_of (f, &req, NULL), OSSD__STATUS__OK);
+
+  /* Bad MAC, another drive's key, expired, too few rights, another
+   * object, another partition. */
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ | OSSD_RIGHT_WRITE, 60, 0);
+  c.mac[0] ^= 1;
+  expect_refused (f, &rread, &c, "MAC does not verify");
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ, 60, 0);
+  c.rights |= OSSD_RIGHT_WRITE;          /* altered after signing */
+  expect_refused (f, &rwrite, &c, "MAC does not verify");
+  {
+    uint8_t other_key[OSSD_KEY_BYTES];
+    assert_int_equal (ossd_key_random (other_key), 0);
+    c = (struct ossd_cap) { .pid = 3, .oid = 10, .rights = OSSD_RIGHTS_ALL,
+      .expiry_ns = ossd_realtime_ns () + 60000000000ull };
+    ossd_cap_sign (other_key, &c);
+    expect_refused (f, &rread, &c, "MAC does not verify");
+    c.pid = 0;                           /* a forged device-wide one */
+    ossd_cap_sign (other_key, &c);
+    expect_refused (f, &rread, &c, "MAC does not verify");
+  }
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ, -1, 0);
+  expect_refused (f, &rread, &c, "expired");
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ | OSSD_RIGHT_SCAN, 60, 0);
+  expect_refused (f, &rwrite, &c, "grants read,scan, it needs write on (pid 3, oid 10)");
+  c = mkcap (f, 3, 11, OSSD_RIGHTS_ALL, 60, 0);
+  expect_refused (f, &rread, &c, "no capability for it");
+  c = mkcap (f, 4, 0, OSSD_RIGHTS_ALL, 60, 0);
+  expect_refused (f, &rread, &c, "no capability for it");
+  c = mkcap (f, 3, 0, OSSD_RIGHTS_ALL & ~OSSD_RIGHT_ADMIN, 60, 0);
+  req.body_case = OSSD__REQUEST__BODY_FORMAT;
+  req.format = &fmt;
+  expect_refused (f, &req, &c, "admin on the drive");
+  refusals += 9;
+
+  /* A right one works: object, then partition scope. */
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ, 60, 0);
+  r = call_cap (f, &rread, &c);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_memory_equal (r->read->data.data, "ORIGINAL", 8);
+  ossd__response__free_unpacked (r, NULL);
+  ls.pid = 3;
+  req.body_case = OSSD__REQUEST__BODY_LIST;
+  req.list = &ls;
+  c2 = mkcap (f, 3, 0, OSSD_RIGHT_READ, 60, 0);
+  assert_int_equal (status_of (f, &req, &c2), OSSD__STATUS__OK);
+  expect_refused (f, &req, &c, "no capability for it");   /* an object's is not the partition's */
+  refusals++;
+
+  /* The capability version attribute needs admin; bumping it revokes. */
+  at.page = OSSD_CAP_ATTR_PAGE;
+  at.number = OSSD_CAP_ATTR_VERSION;
+  at.value.data = ver;
+  at.value.len = 8;
+  sa.obj = &obj;
+  sa.n_attrs = 1;
+  sa.attrs = &atp;
+  req.body_case = OSSD__REQUEST__BODY_SET_ATTRIBUTES;
+  req.set_attributes = &sa;
+  c2 = mkcap (f, 3, 10, OSSD_RIGHTS_ALL & ~OSSD_RIGHT_ADMIN, 60, 0);
+  expect_refused (f, &req, &c2, "it needs attributes,admin");
+  refusals++;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  expect_refused (f, &rread, &c, "has version 0 but the object's is 1 (revoked)");
+  refusals++;
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ, 60, 1);
+  assert_int_equal (status_of (f, &rread, &c), OSSD__STATUS__OK);
+
+  /* SCAN: every target needs a capability with the scan right. */
+  t1.obj = &obj;
+  t2.obj = &other;
+  sc.n_targets = 2;
+  sc.targets = tp;
+  req.body_case = OSSD__REQUEST__BODY_SCAN;
+  req.scan = &sc;
+  c = mkcap (f, 3, 10, OSSD_RIGHT_READ, 60, 1);
+  expect_refused (f, &req, &c, "it needs scan on (pid 3, oid 10)");
+  c = mkcap (f, 3, 10, OSSD_RIGHT_SCAN, 60, 1);
+  expect_refused (f, &req, &c, "SCAN: permission denied: no capability for it (it needs scan on (pid 3, oid 11))");
+  refusals += 2;
+  {
+    Ossd__Request two = req;
+    Ossd__Capability pb1, pb2, *more = &pb2;
+    c2 = mkcap (f, 3, 11, OSSD_RIGHT_SCAN, 60, 0);
+    ossd_cap_to_proto (&c, &pb1);
+    ossd_cap_to_proto (&c2, &pb2);
+    two.cap = &pb1;
+    two.n_more_caps = 1;
+    two.more_caps = &more;
+    f->bare = true;
+    r = call (f, 1, 77, &two);
+    f->bare = false;
+    assert_int_not_equal (r->status, OSSD__STATUS__ERR_PERMISSION);
+    ossd__response__free_unpacked (r, NULL);
+  }
+
+  /* Kernels need the kernel right (of any partition). */
+  kd.name = "k";
+  kd.image.data = junk;
+  kd.image.len = sizeof junk;
+  req.body_case = OSSD__REQUEST__BODY_KERNEL_DEPLOY;
+  req.kernel_deploy = &kd;
+  c = mkcap (f, 4, 0, OSSD_RIGHTS_ALL & ~OSSD_RIGHT_KERNEL, 60, 0);
+  expect_refused (f, &req, &c, "it needs kernel on a partition");
+  refusals++;
+  c = mkcap (f, 4, 0, OSSD_RIGHT_KERNEL, 60, 0);
+  assert_int_equal (status_of (f, &req, &c), OSSD__STATUS__ERR_VERIFIER);
+
+  /* Nothing the refused commands asked for happened. */
+  r = call_cap (f, &rread, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->read->data.len, 8);
+  assert_memory_equal (r->read->data.data, "ORIGINAL", 8);
+  ossd__response__free_unpacked (r, NULL);
+  rd.obj = &other;
+  assert_int_equal (status_of (f, &rread, &f->admin), OSSD__STATUS__ERR_NOT_FOUND);
+  req.body_case = OSSD__REQUEST__BODY_LIST_PARTITIONS;
+  req.list_partitions = &lp;
+  r = call_cap (f, &req, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->ids->n_ids, 2);
+  ossd__response__free_unpacked (r, NULL);
+
+  /* STATS (open without reset) counts the refusals. */
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, NULL);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  for (size_t i = 0; i < r->stats->n_counters; i++)
+    if (strcmp (r->stats->counters[i]->key, "cap_refusals") == 0)
+      {
+        assert_int_equal (r->stats->counters[i]->value, refusals);
+        refusals = 0;
+      }
+  assert_int_equal (refusals, 0);
+  ossd__response__free_unpacked (r, NULL);
+  st.reset = true;
+  expect_refused (f, &req, NULL, "STATS: permission denied");
+}
+
 int
 main (void)
 {
@@ -492,6 +779,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_malformed_frames_get_reasons, setup, teardown),
     cmocka_unit_test_setup_teardown (test_full_drive_and_data_intact, setup, teardown),
     cmocka_unit_test_setup_teardown (test_volume_region_is_a_plain_disk, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_capabilities, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ossd_cap.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
 
@@ -50,6 +51,13 @@ struct ossd_connect_opts
    * (ossdfs checks there for queued requests: host/ossdfs/loop.c). */
   void (*before_wait) (void *arg);
   void *before_wait_arg;
+  /* Capabilities (docs/security.md).  key_file: the drive's master key
+   * (root tools: ossdctl, ossdfs); every call then carries a device-wide
+   * capability minted from it.  NULL: no key, except on inproc: (the
+   * drive's own process, which holds its key); "": no key at all.
+   * Without a key, calls carry the capabilities added with
+   * ossd_add_capability. */
+  const char *key_file;
 };
 
 int ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
@@ -140,6 +148,27 @@ int ossd_volume_pwrite (ossd_t *o, const void *buf, size_t len,
 /* Wait up to the drive's poll timeout for events newer than *cursor. */
 int ossd_poll_events (ossd_t *o, uint64_t *cursor, Ossd__EventBatch **batch,
                       ossd_error *err);
+
+/* ---- capabilities (docs/security.md) ------------------------------------
+ * A client without the master key is given capabilities (by ossdfs, as
+ * the user.ossd.cap extended attribute of a file) and adds them here;
+ * from then on every call that needs rights on that object (or
+ * partition) carries the matching one.  One for the same pid, oid and
+ * rights replaces the older; expired ones are dropped. */
+int ossd_add_capability (ossd_t *o, const struct ossd_cap *cap,
+                         ossd_error *err);
+/* The same from the text form (ossd_cap_format). */
+int ossd_add_capability_text (ossd_t *o, const char *text, ossd_error *err);
+/* Whether this connection holds the drive's master key. */
+bool ossd_has_master_key (ossd_t *o);
+/* Sign cap (its pid, oid, rights, expiry and version filled in) with the
+ * connection's master key: what a file manager hands its callers.
+ * -EPERM without the key. */
+int ossd_mint_capability (ossd_t *o, struct ossd_cap *cap, ossd_error *err);
+/* The key file root tools use by default: $OSSD_KEY_FILE, else
+ * ${OSSD_RUNDIR:-/run/ossd}/ossd.key (ossdctl device start links it to
+ * IMAGE.key). */
+void ossd_default_key_file (char *buf, size_t len);
 
 /* Map a status to an errno and a short name. */
 int ossd_status_errno (int status);

@@ -62,6 +62,10 @@ struct ossd_transport
   uint64_t spin_ns;            /* poll a reply this long before sleeping */
   void (*before_wait) (void *arg);
   void *before_wait_arg;
+  /* inproc: only: the drive runs in this process, which therefore holds
+   * its master key (the client mints its capabilities from it). */
+  bool has_master_key;
+  uint8_t master_key[32];
 };
 
 /* Open `uri`; picks the transport by scheme.  Returns 0 or a negative

@@ -25,6 +25,7 @@ ossd_status_errno (int status)
     case OSSD__STATUS__ERR_CANCELLED: return ECANCELED;
     case OSSD__STATUS__ERR_UNKNOWN_COMMAND: return ENOSYS;
     case OSSD__STATUS__ERR_VERIFIER: return EPERM;
+    case OSSD__STATUS__ERR_PERMISSION: return EACCES;
     default: return EIO;
     }
 }

@@ -267,17 +267,23 @@ int
 client_send (ossd_t *o, struct client_slot *s, const Ossd__Request *req,
              uint64_t *sequence, ossd_error *err)
 {
-  size_t len = ossd__request__get_packed_size (req);
-  uint8_t stackbuf[4096], *msg = len <= sizeof stackbuf ? stackbuf : malloc (len);
+  struct client_cap_buf cb;
+  size_t len;
+  uint8_t stackbuf[4096], *msg;
   int r;
 
+  req = client_caps_attach (o, req, &cb);
+  len = ossd__request__get_packed_size (req);
+  msg = len <= sizeof stackbuf ? stackbuf : malloc (len);
   if (!msg)
     {
+      client_caps_done (&cb);
       client_set_error (err, OSSD_STATUS_TRANSPORT, ENOMEM,
                         "out of memory for a %zu-byte request", len);
       return -ENOMEM;
     }
   ossd__request__pack (req, msg);
+  client_caps_done (&cb);
   *sequence = ++s->sequence;
   r = send_frames (o, s, msg, len, *sequence, err);
   if (msg != stackbuf)
@@ -296,13 +302,20 @@ int
 client_encode_small (ossd_t *o, struct client_slot *s,
                      const Ossd__Request *req, uint64_t *sequence)
 {
-  size_t len = ossd__request__get_packed_size (req);
+  struct client_cap_buf cb;
+  size_t len;
   struct ossd_frame_hdr h = { 0 };
 
+  req = client_caps_attach (o, req, &cb);
+  len = ossd__request__get_packed_size (req);
   if (len > OSSD_LBA_SIZE - OSSD_FRAME_HDR_SIZE)
-    return -EMSGSIZE;
+    {
+      client_caps_done (&cb);
+      return -EMSGSIZE;
+    }
   memset (s->req_lba, 0, OSSD_LBA_SIZE);
   ossd__request__pack (req, s->req_lba + OSSD_FRAME_HDR_SIZE);
+  client_caps_done (&cb);
   *sequence = ++s->sequence;
   h.slot = s->index;
   h.nonce = o->nonce;
@@ -325,22 +338,32 @@ client_encode_frame (ossd_t *o, struct client_slot *s,
                      const Ossd__Request *req, uint16_t flags,
                      uint64_t *sequence, size_t *io_len)
 {
-  size_t len = ossd__request__get_packed_size (req);
-  size_t io = round_lbas (OSSD_FRAME_HDR_SIZE + len, SIZE_MAX);
+  struct client_cap_buf cb;
+  size_t len, io;
   struct ossd_frame_hdr h = { 0 };
 
+  req = client_caps_attach (o, req, &cb);
+  len = ossd__request__get_packed_size (req);
+  io = round_lbas (OSSD_FRAME_HDR_SIZE + len, SIZE_MAX);
   if (io > o->chunk_bytes)
-    return -EMSGSIZE;
+    {
+      client_caps_done (&cb);
+      return -EMSGSIZE;
+    }
   if (io > s->req_cap)
     {
       uint8_t *nb;
       if (posix_memalign ((void **) &nb, OSSD_LBA_SIZE, io))
-        return -ENOMEM;
+        {
+          client_caps_done (&cb);
+          return -ENOMEM;
+        }
       free (s->req_buf);
       s->req_buf = nb;
       s->req_cap = io;
     }
   ossd__request__pack (req, s->req_buf + OSSD_FRAME_HDR_SIZE);
+  client_caps_done (&cb);
   memset (s->req_buf + OSSD_FRAME_HDR_SIZE + len, 0,
           io - OSSD_FRAME_HDR_SIZE - len);
   *sequence = ++s->sequence;
@@ -501,6 +524,7 @@ ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
   o->uri = strdup (uri ? uri : "");
   pthread_mutex_init (&o->lock, NULL);
   pthread_cond_init (&o->cond, NULL);
+  pthread_mutex_init (&o->cap_lock, NULL);
   o->nonce = random_u64 ();
   r = ossd_transport_open (uri, &o->t, why, sizeof why);
   if (r < 0)
@@ -511,6 +535,9 @@ ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
   o->t->spin_ns = (uint64_t) o->opts.spin_us * 1000;
   o->t->before_wait = o->opts.before_wait;
   o->t->before_wait_arg = o->opts.before_wait_arg;
+  r = client_caps_init (o, err);
+  if (r < 0)
+    goto fail;
   if (o->t->size_bytes < 4 * OSSD_LBA_SIZE)
     {
       client_set_error (err, OSSD_STATUS_TRANSPORT, ENODEV,
@@ -589,6 +616,7 @@ ossd_disconnect (ossd_t *o)
     }
   free (o->slots);
   free (o->uri);
+  client_caps_free (o);
   pthread_mutex_destroy (&o->lock);
   pthread_cond_destroy (&o->cond);
   free (o);

@@ -35,6 +35,14 @@ struct ossd
   struct client_slot *slots;   /* claimed slots */
   uint32_t n_slots;
   bool claiming;
+  /* Capabilities (caps.c): the master key and the device-wide capability
+   * minted from it, or those the user added. */
+  pthread_mutex_t cap_lock;
+  bool have_key;
+  uint8_t master_key[OSSD_KEY_BYTES];
+  struct ossd_cap admin_cap;
+  struct ossd_cap *caps;
+  size_t n_caps;
 };
 
 struct ossd_stream
@@ -82,6 +90,25 @@ int client_encode_frame (ossd_t *o, struct client_slot *s,
                          const Ossd__Request *req, uint16_t flags,
                          uint64_t *sequence, size_t *io_len);
 size_t client_size_hint (const Ossd__Request *req);
+
+/* caps.c.  init reads the key (opts.key_file or the inproc drive's). */
+int client_caps_init (ossd_t *o, ossd_error *err);
+void client_caps_free (ossd_t *o);
+/* The request as sent: req itself, or a copy in b carrying the
+ * capabilities it needs.  client_caps_done frees what b holds. */
+#define CLIENT_CAPS_INLINE 4
+struct client_cap_buf
+{
+  Ossd__Request req;
+  struct ossd_cap cap[CLIENT_CAPS_INLINE];
+  Ossd__Capability pb[CLIENT_CAPS_INLINE];
+  Ossd__Capability *more[CLIENT_CAPS_INLINE];
+  struct ossd_cap *hcap;       /* more than CLIENT_CAPS_INLINE */
+  Ossd__Capability *hpb, **hmore;
+};
+const Ossd__Request *client_caps_attach (ossd_t *o, const Ossd__Request *req,
+                                         struct client_cap_buf *b);
+void client_caps_done (struct client_cap_buf *b);
 /* Encode a request that fits one LBA as a frame into s->req_lba (for
  * batched submission).  Returns 0 or -EMSGSIZE if it does not fit. */
 int client_encode_small (ossd_t *o, struct client_slot *s,

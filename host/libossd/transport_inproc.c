@@ -146,6 +146,8 @@ ossd_transport_open_inproc (const char *spec, struct ossd_transport **out,
   t->size_bytes = ossd_device_size_bytes (p->dev);
   t->max_transfer = 32u << 20;
   t->knows_connections = true;
+  ossd_device_master_key (p->dev, t->master_key);
+  t->has_master_key = true;
   *out = t;
   return 0;
 }

@@ -2,6 +2,7 @@
  * drive as an nbdkit process on a Unix socket, with a pidfile and a log
  * in the run directory. */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -107,10 +108,14 @@ device_start (struct ctl *c, int argc, char **argv)
     { "rundir", required_argument, NULL, 'r' },
     { "format", no_argument, NULL, 'f' },
     { "json", no_argument, NULL, 'j' },
+    { "key-file", required_argument, NULL, 'k' },
+    { "group", required_argument, NULL, 'g' },
     { NULL, 0, NULL, 0 },
   };
   const char *image = NULL, *size = NULL, *volume = NULL, *profile = NULL;
-  const char *sock = NULL, *rundir = NULL;
+  const char *sock = NULL, *rundir = NULL, *key_file = NULL, *group = NULL;
+  char key[PATH_MAX], keylink[PATH_MAX + 16];
+  struct group *gr = NULL;
   bool format = false;
   struct device_paths p;
   char plugin[PATH_MAX], *args[64];
@@ -118,7 +123,7 @@ device_start (struct ctl *c, int argc, char **argv)
   pid_t pid;
 
   optind = 1;
-  while ((opt = getopt_long (argc + 1, argv - 1, "i:s:v:P:S:r:fj", longopts, NULL)) != -1)
+  while ((opt = getopt_long (argc + 1, argv - 1, "i:s:v:P:S:r:fjk:g:", longopts, NULL)) != -1)
     switch (opt)
       {
       case 'i': image = optarg; break;
@@ -128,6 +133,8 @@ device_start (struct ctl *c, int argc, char **argv)
       case 'S': sock = optarg; break;
       case 'r': rundir = optarg; break;
       case 'f': format = true; break;
+      case 'k': key_file = optarg; break;
+      case 'g': group = optarg; break;
       case 'j': break;
       default: return 2;
       }
@@ -136,7 +143,33 @@ device_start (struct ctl *c, int argc, char **argv)
       fprintf (stderr, "ossdctl device start: --image FILE is required (ram: for a RAM drive)\n");
       return 2;
     }
+  if (group && !(gr = getgrnam (group)))
+    {
+      fprintf (stderr, "ossdctl device start: --group %s: no such group\n", group);
+      return 2;
+    }
   paths_init (&p, rundir, sock);
+  /* The master key: beside the image (a RAM drive's in the run
+   * directory), absolute because nbdkit runs from /. */
+  if (key_file && key_file[0] == '/')
+    snprintf (key, sizeof key, "%s", key_file);
+  else if (key_file || strcmp (image, "ram:") != 0)
+    {
+      char cwd[PATH_MAX / 2];
+      const char *rel = key_file ? key_file : image;
+      if (rel[0] == '/')
+        snprintf (key, sizeof key, "%s.key", rel);
+      else if (!getcwd (cwd, sizeof cwd))
+        {
+          perror ("ossdctl: getcwd");
+          return 1;
+        }
+      else
+        snprintf (key, sizeof key, key_file ? "%s/%s" : "%s/%s.key", cwd, rel);
+    }
+  else
+    snprintf (key, sizeof key, "%s/ossd.key", p.rundir);
+  snprintf (keylink, sizeof keylink, "%s/ossd.key", p.rundir);
   if (mkdir (p.rundir, 0755) < 0 && errno != EEXIST)
     {
       fprintf (stderr, "ossdctl: cannot create run directory %s: %s\n",
@@ -189,6 +222,8 @@ device_start (struct ctl *c, int argc, char **argv)
       snprintf (kv[3], sizeof kv[3], "profile=%s", profile);
       args[na++] = kv[3];
     }
+  snprintf (kv[4], sizeof kv[4], "key=%s", key);
+  args[na++] = kv[4];
   /* Extra plugin parameters after "--". */
   for (int i = optind; i <= argc && na < 62; i++)
     if (argv[i - 1] && strcmp (argv[i - 1], "--") != 0)
@@ -249,6 +284,23 @@ device_start (struct ctl *c, int argc, char **argv)
           if (ossd_connect (uri, &o, &h, &err) == 0)
             {
               ossd_disconnect (h);
+              /* Root tools find the key at RUNDIR/ossd.key by default. */
+              if (strcmp (key, keylink) != 0)
+                {
+                  unlink (keylink);
+                  if (symlink (key, keylink) < 0)
+                    fprintf (stderr, "ossdctl: warning: cannot link %s to %s: %s\n",
+                             keylink, key, strerror (errno));
+                }
+              /* --group: the socket is for root and that group only; the
+               * drive's capabilities decide what each may do. */
+              if (gr && (chown (p.sock, 0, gr->gr_gid) < 0
+                         || chmod (p.sock, 0660) < 0))
+                {
+                  fprintf (stderr, "ossdctl: cannot give %s to group %s: %s\n",
+                           p.sock, group, strerror (errno));
+                  return 1;
+                }
               if (c->json)
                 {
                   printf ("{\"pid\": %d, \"device\": ", (int) pid);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ossdctl.h"
 
@@ -71,13 +72,31 @@ ctl_connect (struct ctl *c)
   struct ossd_connect_opts o = { .client_name = "ossdctl", .max_slots = 4 };
   ossd_error err = { 0 };
   ossd_t *h = NULL;
+  char key[4096];
 
+  /* The key file, when we may read it (root); otherwise we go without and
+   * the drive refuses what needs a capability, saying so. */
+  if (c->key_file)
+    o.key_file = c->key_file;
+  else if (strncmp (c->device, "inproc:", 7) != 0)
+    {
+      ossd_default_key_file (key, sizeof key);
+      o.key_file = access (key, R_OK) == 0 ? key : "";
+    }
   if (ossd_connect (c->device, &o, &h, &err) < 0)
     {
       fprintf (stderr, "ossdctl: cannot reach the drive at %s: %s\n",
                c->device, err.msg);
-      fprintf (stderr, "ossdctl: hint: start one with 'ossdctl device start --image FILE', or pass --device URI\n");
+      if (err.status == OSSD_STATUS_TRANSPORT)
+        fprintf (stderr, "ossdctl: hint: start one with 'ossdctl device start --image FILE', or pass --device URI\n");
       return NULL;
     }
+  for (int i = 0; i < c->n_caps; i++)
+    if (ossd_add_capability_text (h, c->caps[i], &err) < 0)
+      {
+        fprintf (stderr, "ossdctl: --cap: %s\n", err.msg);
+        ossd_disconnect (h);
+        return NULL;
+      }
   return h;
 }

@@ -8,11 +8,14 @@
 #include "ossdctl.h"
 
 static const char usage[] =
-  "usage: ossdctl [--device URI] [--json] [--progress] COMMAND [ARGS]\n"
+  "usage: ossdctl [--device URI] [--key-file FILE] [--json] [--progress] COMMAND [ARGS]\n"
   "\n"
   "Drive process (emulated drive served by nbdkit on a Unix socket):\n"
   "  device start --image FILE [--size SIZE] [--volume SIZE] [--profile NAME]\n"
-  "               [--socket PATH] [--rundir DIR] [--format] [-- NBDKIT-PARAMS...]\n"
+  "               [--socket PATH] [--rundir DIR] [--format] [--key-file FILE]\n"
+  "               [--group NAME] [-- NBDKIT-PARAMS...]\n"
+  "                                      (key: FILE.key, created 0600; --group: socket\n"
+  "                                      mode 0660 owned root:NAME)\n"
   "  device stop [--rundir DIR] [--force]  stop it (flushes the FTL); refused\n"
   "                                      while ossdfs has it mounted\n"
   "  device status [--rundir DIR]        is it running, and where\n"
@@ -39,6 +42,11 @@ static const char usage[] =
   "  --device URI   nbd+unix:///?socket=PATH, nbd://HOST:PORT, file:PATH,\n"
   "                 inproc:IMAGE, sg:/dev/sgN, nvme:/dev/nvmeXnY\n"
   "                 (default: $OSSD_DEVICE, else the socket in $OSSD_RUNDIR or /run/ossd)\n"
+  "  --key-file FILE  the drive's master key (root; default: $OSSD_KEY_FILE,\n"
+  "                 else ossd.key in $OSSD_RUNDIR or /run/ossd, a link to IMAGE.key);\n"
+  "                 without a readable key the drive refuses all but info and stats\n"
+  "  --cap TEXT     a capability given to us (getfattr -n user.ossd.cap FILE\n"
+  "                 on ossdfs), for a user without the key; repeatable\n"
   "  --json         machine-readable output for read-outs\n"
   "  --progress     always draw a progress bar for put/get\n"
   "  --help         this text (also: ossdctl COMMAND --help)\n";
@@ -63,6 +71,8 @@ main (int argc, char **argv)
   struct ctl c = { .device = NULL };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, 'd' },
+    { "key-file", required_argument, NULL, 'k' },
+    { "cap", required_argument, NULL, 'c' },
     { "json", no_argument, NULL, 'j' },
     { "progress", no_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
@@ -71,10 +81,19 @@ main (int argc, char **argv)
   int opt;
 
   /* Stop at the first non-option: the command parses its own options. */
-  while ((opt = getopt_long (argc, argv, "+d:jph", longopts, NULL)) != -1)
+  while ((opt = getopt_long (argc, argv, "+d:k:c:jph", longopts, NULL)) != -1)
     switch (opt)
       {
       case 'd': c.device = optarg; break;
+      case 'k': c.key_file = optarg; break;
+      case 'c':
+        if (c.n_caps == 16)
+          {
+            fputs ("ossdctl: at most 16 --cap options\n", stderr);
+            return 2;
+          }
+        c.caps[c.n_caps++] = optarg;
+        break;
       case 'j': c.json = true; break;
       case 'p': c.progress = true; break;
       case 'h': fputs (usage, stdout); return 0;

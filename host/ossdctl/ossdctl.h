@@ -11,6 +11,9 @@
 struct ctl
 {
   const char *device;          /* URI */
+  const char *key_file;        /* --key-file; NULL: ossd_default_key_file */
+  const char *caps[16];        /* --cap TEXT: capabilities given to us */
+  int n_caps;
   bool json;
   bool progress;               /* force a progress bar */
   bool quiet;

@@ -225,6 +225,9 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
       const Ossd__Attribute *a = resp->attributes->attrs[i];
       if (a->page == OSSDFS_PAGE_INODE && a->number == OSSDFS_INODE_NUMBER)
         have_inode = inode_decode (&ip->d, a->value.data, a->value.len) == 0;
+      else if (a->page == OSSD_CAP_ATTR_PAGE && a->number == OSSD_CAP_ATTR_VERSION)
+        for (size_t k = 0; k < a->value.len && k < 8; k++)
+          ip->cap_version |= (uint64_t) a->value.data[k] << (8 * k);
     }
   if (!have_inode)
     {

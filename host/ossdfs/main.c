@@ -9,6 +9,7 @@
  * every operation as the session's user data.  The request loop is
  * loop.c's. */
 #include <errno.h>
+#include <grp.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,11 @@ usage (FILE *f)
 "                      before sleeping: a wake-up costs tens of microseconds\n"
 "                      on a VM (default 200; 0 = sleep at once, no CPU spent)\n"
 "  --threads N         request threads at most (default 32)\n"
+"  --key-file FILE     the drive's master key (default: $OSSD_KEY_FILE, else\n"
+"                      ossd.key in $OSSD_RUNDIR or /run/ossd; not for inproc:)\n"
+"  --kernel-group NAME members may get a kernel capability (getxattr\n"
+"                      user.ossd.kernelcap); root always may\n"
+"  --cap-ttl-s N       lifetime of the capabilities handed out (default 3600)\n"
 "  -h, --help          this help\n"
 "\n"
 "Extended attributes user.ossd.oid, user.ossd.pid and user.ossd.device\n"
@@ -129,8 +135,9 @@ const struct fuse_lowlevel_ops ossdfs_ops = {
 
 struct options
 {
-  const char *mountpoint, *device, *log;
+  const char *mountpoint, *device, *log, *key_file, *kernel_group;
   char *default_device;        /* the run directory's socket, when no --device */
+  uint64_t cap_ttl_s;
   char *fuse_opts;
   uint64_t pid;
   uint32_t timeout_ms, slots, spin_us, threads;
@@ -180,7 +187,8 @@ static int
 parse_args (int argc, char **argv, struct options *o)
 {
   enum { OPT_DEVICE = 256, OPT_PARTITION, OPT_LOG, OPT_TIMEOUT, OPT_SLOTS,
-         OPT_CACHE, OPT_NO_KILLPRIV, OPT_SPIN, OPT_THREADS };
+         OPT_CACHE, OPT_NO_KILLPRIV, OPT_SPIN, OPT_THREADS, OPT_KEY_FILE,
+         OPT_KERNEL_GROUP, OPT_CAP_TTL };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, OPT_DEVICE },
     { "partition", required_argument, NULL, OPT_PARTITION },
@@ -191,6 +199,9 @@ parse_args (int argc, char **argv, struct options *o)
     { "no-killpriv-v2", no_argument, NULL, OPT_NO_KILLPRIV },
     { "spin-us", required_argument, NULL, OPT_SPIN },
     { "threads", required_argument, NULL, OPT_THREADS },
+    { "key-file", required_argument, NULL, OPT_KEY_FILE },
+    { "kernel-group", required_argument, NULL, OPT_KERNEL_GROUP },
+    { "cap-ttl-s", required_argument, NULL, OPT_CAP_TTL },
     { "foreground", no_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
@@ -206,6 +217,7 @@ parse_args (int argc, char **argv, struct options *o)
   o->cache_s = 10;
   o->spin_us = 200;
   o->threads = 32;
+  o->cap_ttl_s = 3600;
   while ((c = getopt_long (argc, argv, "o:fdh", longopts, NULL)) != -1)
     switch (c)
       {
@@ -236,6 +248,16 @@ parse_args (int argc, char **argv, struct options *o)
         if (*end || o->threads == 0 || o->threads > 1024)
           {
             fprintf (stderr, "ossdfs: --threads %s: need a number from 1 to 1024\n", optarg);
+            return -1;
+          }
+        break;
+      case OPT_KEY_FILE: o->key_file = optarg; break;
+      case OPT_KERNEL_GROUP: o->kernel_group = optarg; break;
+      case OPT_CAP_TTL:
+        o->cap_ttl_s = strtoull (optarg, &end, 0);
+        if (*end || o->cap_ttl_s == 0)
+          {
+            fprintf (stderr, "ossdfs: --cap-ttl-s %s: need seconds > 0\n", optarg);
             return -1;
           }
         break;
@@ -277,6 +299,7 @@ main (int argc, char **argv)
   struct fuse_session *se = NULL;
   struct ossd_connect_opts copts = { 0 };
   ossd_error err = { 0 };
+  char key_file[4096];
   int r, status = 1;
 
   if (parse_args (argc, argv, &o) < 0)
@@ -301,6 +324,26 @@ main (int argc, char **argv)
   copts.spin_us = o.spin_us;
   copts.before_wait = loop_before_drive_wait;
   copts.before_wait_arg = &fs;
+  /* ossdfs is the file manager: it holds the drive's master key. */
+  if (o.key_file)
+    copts.key_file = o.key_file;
+  else if (strncmp (o.device, "inproc:", 7) != 0)
+    {
+      ossd_default_key_file (key_file, sizeof key_file);
+      copts.key_file = key_file;
+    }
+  fs.cap_ttl_ns = o.cap_ttl_s * 1000000000ull;
+  if (o.kernel_group)
+    {
+      struct group *g = getgrnam (o.kernel_group);
+      if (!g)
+        {
+          fprintf (stderr, "ossdfs: --kernel-group %s: no such group\n", o.kernel_group);
+          return 2;
+        }
+      fs.kernel_gid = g->gr_gid;
+      fs.kernel_group_set = true;
+    }
   r = ossd_connect (o.device, &copts, &fs.o, &err);
   if (r < 0)
     {

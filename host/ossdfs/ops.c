@@ -321,6 +321,7 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
   struct batch b;
   struct timespec now;
   struct stat st;
+  bool cap_bump = false;
   int r = inode_get (fs, ino_to_oid (ino), &ip);
 
   if (r < 0)
@@ -372,10 +373,24 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
   if (r == 0 && ip->removed)
     r = -ENOENT;
   batch_inode (&b, fs, ip->oid, &nd);
+  /* A new owner or mode revokes the capabilities handed out for the file
+   * (caps.c), in the same atomic batch. */
+  if (S_ISREG (nd.mode)
+      && (nd.mode != ip->d.mode || nd.uid != ip->d.uid || nd.gid != ip->d.gid))
+    {
+      uint8_t v[8];
+      for (int k = 0; k < 8; k++)
+        v[k] = (uint8_t) ((ip->cap_version + 1) >> (8 * k));
+      batch_set_attr (&b, fs->pid, ip->oid, OSSD_CAP_ATTR_PAGE,
+                      OSSD_CAP_ATTR_VERSION, v, sizeof v);
+      cap_bump = true;
+    }
   if (r == 0)
     r = batch_run (fs, &b, "setattr", ip->oid);
   if (r == 0)
     {
+      if (cap_bump)
+        ip->cap_version++;
       ip->d = nd;
       ip->dirty = false;
       if (to_set & FUSE_SET_ATTR_SIZE)

@@ -88,6 +88,7 @@ struct inode
   bool removed;               /* object gone from the drive */
   struct dir *dir;            /* directory contents, loaded on demand */
   struct xattr *xattrs;       /* extended attributes (loaded with inode) */
+  uint64_t cap_version;       /* the object's capability version (caps.c) */
 };
 
 /* stats.c: what is counted (one call count and total time each). */
@@ -126,6 +127,10 @@ struct fs
                                  (killpriv.c) */
   _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
   _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
+  /* Capabilities handed to callers (caps.c). */
+  uint64_t cap_ttl_ns;
+  bool kernel_group_set;
+  gid_t kernel_gid;
 };
 
 /* ---- errors.c ---------------------------------------------------------- */
@@ -354,6 +359,13 @@ void fsop_listxattr (fuse_req_t, fuse_ino_t, size_t);
 void fsop_removexattr (fuse_req_t, fuse_ino_t, const char *);
 /* Parse the xattr attributes of a GET ATTRIBUTES answer into ip. */
 int xattr_load (struct inode *ip, Ossd__Attribute *const *attrs, size_t n);
+
+/* ---- caps.c ------------------------------------------------------------ */
+/* user.ossd.cap / user.ossd.kernelcap: a capability for the caller, in
+ * text form, into buf (ip->lock held).  Returns its length, -EACCES when
+ * the caller may not have one, or 0 when name is neither. */
+int caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
+                const char *name, char *buf, size_t cap);
 void xattr_free (struct inode *ip);
 
 static inline struct fs *

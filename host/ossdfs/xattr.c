@@ -9,7 +9,9 @@
  * or listed: user.ossd.oid (decimal object ID), user.ossd.pid (partition)
  * and user.ossd.device (the device URI) -- pg_ossd translates a relation
  * segment file to its object with them.  A fourth, user.ossd.stats, is
- * the mount's counters (stats.c); setting it to anything resets them. */
+ * the mount's counters (stats.c); setting it to anything resets them.
+ * user.ossd.cap and user.ossd.kernelcap hand the caller a capability
+ * (caps.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -261,7 +263,14 @@ fsop_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
       return;
     }
   pthread_mutex_lock (&ip->lock);
-  if ((n = synth (fs, ip, name, sbuf, sizeof sbuf)) >= 0)
+  if ((n = caps_xattr (fs, req, ip, name, sbuf, sizeof sbuf)) != 0)
+    {
+      if (n < 0)
+        r = n;
+      val = sbuf;
+      len = n > 0 ? (size_t) n : 0;
+    }
+  else if ((n = synth (fs, ip, name, sbuf, sizeof sbuf)) >= 0)
     {
       val = sbuf;
       len = (size_t) n < sizeof sbuf ? (size_t) n : sizeof sbuf - 1;

@@ -2,7 +2,8 @@
  * a client idle past its lease claims its slot again and goes on working;
  * several threads share one connection through separate slots; errors
  * of READ and WRITE come back as the drive's answers; the before_wait
- * hook runs on the caller's thread before each wait for the drive. */
+ * hook runs on the caller's thread before each wait for the drive; a
+ * client without the key carries the capabilities it was given. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -203,6 +204,77 @@ test_threads_share_a_connection (void **state)
   ossd_disconnect (o);
 }
 
+
+/* Capabilities: a client without the key is refused, then carries the
+ * capabilities it was given, each on the calls it covers. */
+static void
+test_capabilities_given_to_a_client (void **state)
+{
+  char dir[] = "/tmp/ossd-test-caps.XXXXXX", uri[300], keyf[300], why[300];
+  char text[OSSD_CAP_TEXT_MAX], buf[16];
+  struct ossd_connect_opts opts = { 0 };
+  uint8_t key[OSSD_KEY_BYTES];
+  struct ossd_cap c;
+  ossd_t *o;
+  ossd_error err;
+  size_t got;
+
+  assert_non_null (mkdtemp (dir));
+  snprintf (uri, sizeof uri, "inproc:%s/img?create=1&size=64M&volume=1M&slots=4&window=8", dir);
+  snprintf (keyf, sizeof keyf, "%s/img.key", dir);
+  /* The drive's own process holds its key. */
+  assert_int_equal (ossd_connect (uri, NULL, &o, &err), 0);
+  assert_true (ossd_has_master_key (o));
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  assert_int_equal (ossd_create (o, 3, 1, &err), 0);
+  assert_int_equal (ossd_create (o, 3, 2, &err), 0);
+  assert_int_equal (ossd_write (o, 3, 1, 0, "secret", 6, &err), 0);
+  ossd_disconnect (o);
+
+  opts.key_file = "";                   /* no key at all */
+  assert_int_equal (ossd_connect (uri, &opts, &o, &err), 0);
+  assert_false (ossd_has_master_key (o));
+  assert_int_equal (ossd_read (o, 3, 1, 0, buf, sizeof buf, &got, &err), -EACCES);
+  assert_int_equal (err.status, OSSD__STATUS__ERR_PERMISSION);
+  assert_non_null (strstr (err.msg, "permission denied"));
+  c = (struct ossd_cap) { .pid = 3, .oid = 1, .rights = OSSD_RIGHT_READ,
+    .expiry_ns = ossd_realtime_ns () + 60000000000ull };
+  assert_int_equal (ossd_mint_capability (o, &c, &err), -EPERM);
+
+  /* Minted by the key's holder (as ossdfs does), given to this client. */
+  if (ossd_key_load (keyf, key, why, sizeof why) < 0)
+    fail_msg ("%s", why);
+  ossd_cap_sign (key, &c);
+  assert_int_equal (ossd_add_capability (o, &c, &err), 0);
+  assert_int_equal (ossd_read (o, 3, 1, 0, buf, sizeof buf, &got, &err), 0);
+  assert_int_equal (got, 6);
+  assert_memory_equal (buf, "secret", 6);
+  assert_int_equal (ossd_write (o, 3, 1, 0, "XX", 2, &err), -EACCES);
+  assert_non_null (strstr (err.msg, "it needs write"));
+  assert_int_equal (ossd_read (o, 3, 2, 0, buf, sizeof buf, &got, &err), -EACCES);
+  /* the text form, for another object */
+  c = (struct ossd_cap) { .pid = 3, .oid = 2, .rights = OSSD_RIGHT_READ | OSSD_RIGHT_WRITE,
+    .expiry_ns = ossd_realtime_ns () + 60000000000ull };
+  ossd_cap_sign (key, &c);
+  assert_true (ossd_cap_format (&c, text, sizeof text) > 0);
+  assert_int_equal (ossd_add_capability_text (o, text, &err), 0);
+  assert_int_equal (ossd_write (o, 3, 2, 0, "mine", 4, &err), 0);
+  assert_int_equal (ossd_read (o, 3, 2, 0, buf, sizeof buf, &got, &err), 0);
+  assert_int_equal (got, 4);
+  assert_int_equal (ossd_add_capability_text (o, "ossdcap1 garbage", &err), -EINVAL);
+  c.expiry_ns = ossd_realtime_ns () - 1;
+  ossd_cap_sign (key, &c);
+  assert_int_equal (ossd_add_capability (o, &c, &err), -EACCES);
+  ossd_disconnect (o);
+
+  /* A key file named explicitly must load. */
+  opts.key_file = "/nonexistent/ossd.key";
+  assert_true (ossd_connect (uri, &opts, &o, &err) < 0);
+  assert_non_null (strstr (err.msg, "/nonexistent/ossd.key"));
+  snprintf (why, sizeof why, "rm -rf %s", dir);
+  assert_int_equal (system (why), 0);
+}
+
 int
 main (void)
 {
@@ -212,6 +284,7 @@ main (void)
     cmocka_unit_test (test_read_errors_are_answers),
     cmocka_unit_test (test_write_answers_in_the_write),
     cmocka_unit_test (test_before_wait_hook),
+    cmocka_unit_test (test_capabilities_given_to_a_client),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

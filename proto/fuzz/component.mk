@@ -12,4 +12,4 @@ $(CHANNEL_FUZZ): $(CHANNEL_FUZZ_SRCS) | $(PROTO_GEN)/ossd.pb-c.h
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address -fno-omit-frame-pointer -D_GNU_SOURCE -pthread \
 	  -Wno-unused-command-line-argument $(CPPFLAGS_device) -Iftl -Ioffload_runtime \
 	  $(shell $(LLVM_CONFIG) --cflags) \
-	  $(CHANNEL_FUZZ_SRCS) -o $@ -lprotobuf-c $(RT_LDLIBS) -lm
+	  $(CHANNEL_FUZZ_SRCS) -o $@ -lprotobuf-c -lcrypto $(RT_LDLIBS) -lm

@@ -4,7 +4,10 @@
  *
  * The first input byte picks the mode:
  *   0  the rest is written raw into a claimed slot's request window
- *   1  the rest is a protobuf payload, framed correctly by the owner
+ *   1  the rest is a protobuf payload, framed correctly by the owner;
+ *      when bit 2 of the first byte is set and the Request has no
+ *      capability, it gets the drive's device-wide one (so the commands
+ *      behind the capability check are reached), else it goes as it is
  *   2  the rest is split into frames for reassembly (bytes = chunk sizes)
  * Every response queued is read back and must decode as a frame whose
  * payload is a valid ossd.Response. */
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ossd_cap.h"
 #include "ossd_device.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
@@ -24,6 +28,8 @@ static struct ossd_control ctl;
 static uint8_t *win;
 static const uint64_t nonce = 0x600dcafe;
 static uint64_t seq;
+static struct ossd_cap admin_cap;
+static Ossd__Capability admin_pb;
 
 static void
 quiet_log (void *arg, const char *msg)
@@ -56,6 +62,14 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   if (ossd_control_decode (lba, &ctl, why, sizeof why) < 0)
     abort ();
   win = calloc (1, WINDOW_LBAS * OSSD_LBA_SIZE);
+  {
+    uint8_t key[OSSD_KEY_BYTES];
+    ossd_device_master_key (dev, key);
+    admin_cap.rights = OSSD_RIGHTS_ALL;
+    admin_cap.expiry_ns = UINT64_MAX;
+    ossd_cap_sign (key, &admin_cap);
+    ossd_cap_to_proto (&admin_cap, &admin_pb);
+  }
   return 0;
 }
 
@@ -151,12 +165,25 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       {
         /* FORMAT would make every run slow; the dispatcher's format path
          * is covered by the unit tests. */
+        static uint8_t packed[WINDOW_LBAS * OSSD_LBA_SIZE];
         Ossd__Request *req = ossd__request__unpack (NULL, size - 1, data + 1);
         bool skip = req && req->body_case == OSSD__REQUEST__BODY_FORMAT;
+        const uint8_t *msg = data + 1;
+        size_t len = size - 1;
+        if (req && !skip && !req->cap && (data[0] & 4))
+          {
+            req->cap = &admin_pb;
+            if (ossd__request__get_packed_size (req) <= sizeof packed)
+              {
+                len = ossd__request__pack (req, packed);
+                msg = packed;
+              }
+            req->cap = NULL;
+          }
         if (req)
           ossd__request__free_unpacked (req, NULL);
-        if (!skip && size - 1 <= WINDOW_LBAS * OSSD_LBA_SIZE - OSSD_FRAME_HDR_SIZE)
-          write_frame (data + 1, size - 1, size - 1, 0, OSSD_F_FIRST | OSSD_F_LAST);
+        if (!skip && len <= WINDOW_LBAS * OSSD_LBA_SIZE - OSSD_FRAME_HDR_SIZE)
+          write_frame (msg, len, len, 0, OSSD_F_FIRST | OSSD_F_LAST);
         break;
       }
     case 2:

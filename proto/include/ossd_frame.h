@@ -71,6 +71,9 @@ struct ossd_frame_hdr
 #define OSSD_FEATURE_EVENTS    (1ull << 2)
 #define OSSD_FEATURE_COMPOUND  (1ull << 3)
 #define OSSD_FEATURE_ACK_IN_WRITE (1ull << 4)
+/* Every command that touches stored data needs a capability
+ * (ossd_cap.h, docs/security.md). */
+#define OSSD_FEATURE_CAPABILITIES (1ull << 8)
 
 struct ossd_control
 {

@@ -48,6 +48,11 @@ main (int argc, char **argv)
   if (argc > 3) objects = (unsigned) atoi (argv[3]);
   if (argc > 4) rounds = (unsigned) atoi (argv[4]);
   if (argc > 5) max_bytes = (size_t) strtoull (argv[5], NULL, 0);
+  /* As root tools do: the drive's key from $OSSD_KEY_FILE or the run
+   * directory (docs/security.md). */
+  char key[4096];
+  ossd_default_key_file (key, sizeof key);
+  o.key_file = key;
   if (ossd_connect (argv[1], &o, &h, &err) < 0)
     {
       fprintf (stderr, "client %u: connect: %s\n", id, err.msg);

@@ -1,0 +1,97 @@
+/* caps.c - ossdfs as the file manager of NASD: it holds the drive's
+ * master key (its own calls carry a device-wide capability, libossd) and
+ * hands callers capabilities that follow the filesystem's permissions
+ * (docs/security.md).
+ *
+ * getxattr user.ossd.cap on a regular file: a capability for that object,
+ * with read+scan if the caller may read the file and write if it may
+ * write it, judged from the file's owner, group and mode and the FUSE
+ * request's uid, gid and supplementary groups (as the kernel would for
+ * open).  A caller who may do neither gets EACCES.
+ * getxattr user.ossd.kernelcap on any inode: a capability to deploy and
+ * remove kernels (the partition of the mount), for root and the members
+ * of --kernel-group; EACCES for others.
+ * Both expire after --cap-ttl-s seconds (default 3600); pg_ossd asks
+ * again for each scan.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ossdfs.h"
+
+static bool
+caller_in_group (fuse_req_t req, gid_t gid)
+{
+  const struct fuse_ctx *ctx = fuse_req_ctx (req);
+  gid_t groups[64];
+  int n;
+
+  if (ctx->gid == gid)
+    return true;
+  n = fuse_req_getgroups (req, 64, groups);
+  for (int i = 0; i < n && i < 64; i++)
+    if (groups[i] == gid)
+      return true;
+  return false;
+}
+
+/* The rights the caller's credentials give on ip's object. */
+static uint32_t
+file_rights (fuse_req_t req, const struct inode *ip)
+{
+  const struct fuse_ctx *ctx = fuse_req_ctx (req);
+  uint32_t perm, r = 0;
+
+  if (ctx->uid == 0)
+    perm = 6;
+  else if (ctx->uid == ip->d.uid)
+    perm = (ip->d.mode >> 6) & 7;
+  else if (caller_in_group (req, ip->d.gid))
+    perm = (ip->d.mode >> 3) & 7;
+  else
+    perm = ip->d.mode & 7;
+  if (perm & 4)
+    r |= OSSD_RIGHT_READ | OSSD_RIGHT_SCAN;
+  if (perm & 2)
+    r |= OSSD_RIGHT_WRITE;
+  return r;
+}
+
+int
+caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
+            const char *name, char *buf, size_t cap)
+{
+  const struct fuse_ctx *ctx = fuse_req_ctx (req);
+  struct ossd_cap c = { 0 };
+  bool kernel;
+  int n;
+
+  kernel = strcmp (name, "user.ossd.kernelcap") == 0;
+  if (!kernel && strcmp (name, "user.ossd.cap") != 0)
+    return 0;
+  c.pid = fs->pid;
+  if (kernel)
+    {
+      if (ctx->uid != 0
+          && !(fs->kernel_group_set && caller_in_group (req, fs->kernel_gid)))
+        return -EACCES;
+      c.rights = OSSD_RIGHT_KERNEL;
+    }
+  else
+    {
+      if (!S_ISREG (ip->d.mode))
+        return -ENODATA;
+      c.rights = file_rights (req, ip);
+      if (c.rights == 0)
+        return -EACCES;
+      c.oid = ip->oid;
+      c.version = ip->cap_version;
+    }
+  c.expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
+  if (ossd_mint_capability (fs->o, &c, NULL) < 0)
+    return -EACCES;            /* mounted without the key */
+  n = ossd_cap_format (&c, buf, cap);
+  return n < 0 ? -ERANGE : n;
+}
