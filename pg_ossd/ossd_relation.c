@@ -162,6 +162,30 @@ ossd_segment_object(Relation rel, int segno, char **uri, uint64 *pid,
 }
 
 /*
+ * May SQL make this backend open `uri`?  Only schemes that reach a drive
+ * served by another process (libossd's transport.c: nbd:, nbd+unix:, nbds:,
+ * nbds+unix:, sg:, nvme:).  inproc: and file: would open a drive image
+ * inside the backend, with the server's file access: never from SQL.
+ * *why gets a sentence for errdetail when the answer is no.
+ */
+bool
+ossd_device_uri_allowed(const char *uri, const char **why)
+{
+	static const char *const allowed[] = {
+		"nbd:", "nbd+unix:", "nbds:", "nbds+unix:", "sg:", "nvme:"
+	};
+
+	for (int i = 0; i < lengthof(allowed); i++)
+		if (strncmp(uri, allowed[i], strlen(allowed[i])) == 0)
+			return true;
+	if (strncmp(uri, "inproc:", 7) == 0 || strncmp(uri, "file:", 5) == 0)
+		*why = "inproc: and file: device URIs open a drive image inside the server process and are never reachable from SQL.";
+	else
+		*why = "A device URI must start with nbd:, nbd+unix:, nbds:, nbds+unix:, sg: or nvme:.";
+	return false;
+}
+
+/*
  * A connection to the drive at `uri`, opened on first use and kept.
  */
 ossd_t *
@@ -179,6 +203,16 @@ ossd_get_connection(const char *uri)
 		c = lfirst(lc);
 		if (strcmp(c->uri, uri) == 0)
 			return c->o;
+	}
+
+	{
+		const char *why;
+
+		if (!ossd_device_uri_allowed(uri, &why))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("device URI \"%s\" is not allowed", uri),
+					 errdetail("%s", why)));
 	}
 
 	memset(&opts, 0, sizeof(opts));

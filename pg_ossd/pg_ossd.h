@@ -37,6 +37,7 @@ extern int	ossd_min_relation_pages;
 extern double ossd_cost_factor;
 extern bool ossd_force_offload;
 extern char *ossd_default_device;
+extern char *ossd_devices_guc;
 extern int	ossd_timeout_ms;
 extern int	ossd_device_workers;
 
@@ -55,6 +56,7 @@ extern bool ossd_segment_object(Relation rel, int segno, char **uri,
 extern struct ossd *ossd_get_connection(const char *uri);
 extern void ossd_forget_connection(const char *uri);
 extern List *ossd_known_devices(void);
+extern bool ossd_device_uri_allowed(const char *uri, const char **why);
 
 /* ossd_pushdown.c */
 typedef enum OssdOpClass
