@@ -354,6 +354,64 @@ load_verified(const char *name, const void *img, size_t len)
 	return prog;
 }
 
+/*
+ * The number of arguments a verified kernel takes: one per ctx->col[i] it
+ * can read, or -1 when it reads ctx->ncols (it adapts to what it is given).
+ */
+static int
+kernel_takes(const struct ossd_prog *prog)
+{
+	return prog->reads_ncols ? -1 : (int) prog->ncols_read;
+}
+
+/* ERROR unless a kernel that takes `takes` arguments (-1: any) gets `given`. */
+static void
+check_kernel_args(const char *name, int takes, int given)
+{
+	if (takes >= 0 && takes != given)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("kernel \"%s\" takes %d argument%s, but ossd_filter passes %d",
+						name, takes, takes == 1 ? "" : "s", given),
+				 errdetail("The verifier found that the kernel reads ctx->col[0] to ctx->col[%d].",
+						   takes - 1)));
+}
+
+/*
+ * Plan time: ossd_filter(name, ...) with `given` kernel arguments.  Checked
+ * against kernel_images.nargs (recorded at deploy), so that a scan whose
+ * blocks all go to the drive -- where ossd_filter() never runs on the host --
+ * reports a mismatch too.  A kernel not in kernel_images is left to the
+ * drive and to ossd_filter().  filter_fn: the OID of ossd_filter, in the
+ * extension's schema.
+ */
+void
+ossd_check_kernel_call(Oid filter_fn, const char *name, int given)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	int			takes = -1;
+	char	   *table = psprintf("%s.kernel_images",
+								 quote_identifier(get_namespace_name(get_func_namespace(filter_fn))));
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	args[0] = CStringGetTextDatum(name);
+	if (SPI_execute_with_args(psprintf("SELECT nargs FROM %s WHERE name = $1", table),
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read %s", table);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			takes = DatumGetInt32(d);
+	}
+	SPI_finish();
+	check_kernel_args(name, takes, given);
+}
+
 /* ---------------------------------------------------------------------
  * Deploying and dropping kernels, transactionally
  *
@@ -644,9 +702,10 @@ ossd_deploy_kernel(PG_FUNCTION_ARGS)
 	char		hash[65];
 	char	   *table = kernel_images_table(fcinfo);
 	bytea	   *old;
-	Oid			argtypes[3] = {TEXTOID, TEXTOID, BYTEAOID};
-	Datum		args[3];
-	char		nulls[3] = {' ', ' ', ' '};
+	int			nargs;
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, BYTEAOID, INT4OID};
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
 	MemoryContext cxt = CurrentMemoryContext;
 
 	arg_not_null(fcinfo, 0, "kernel name");
@@ -660,6 +719,7 @@ ossd_deploy_kernel(PG_FUNCTION_ARGS)
 
 	prog = load_verified(name, VARDATA_ANY(image), VARSIZE_ANY_EXHDR(image));
 	ossd_prog_hash_hex(prog, hash);
+	nargs = kernel_takes(prog);
 	ossd_prog_free(prog);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -690,10 +750,13 @@ ossd_deploy_kernel(PG_FUNCTION_ARGS)
 	else
 		args[1] = CStringGetTextDatum(linitial(uris));
 	args[2] = PointerGetDatum(image);
-	if (SPI_execute_with_args(psprintf("INSERT INTO %s (name, device, image) VALUES ($1, $2, $3) "
-									   "ON CONFLICT (name) DO UPDATE SET device = $2, image = $3, deployed_at = now()",
+	args[3] = Int32GetDatum(nargs);
+	if (nargs < 0)
+		nulls[3] = 'n';
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s (name, device, image, nargs) VALUES ($1, $2, $3, $4) "
+									   "ON CONFLICT (name) DO UPDATE SET device = $2, image = $3, nargs = $4, deployed_at = now()",
 									   table),
-							  3, argtypes, args, nulls, false, 0) != SPI_OK_INSERT)
+							  4, argtypes, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record kernel \"%s\"", name);
 	SPI_finish();
 
@@ -1026,6 +1089,7 @@ ossd_filter(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_TOO_MANY_ARGUMENTS),
 				 errmsg("ossd_filter takes at most %d kernel arguments", OSSD_KCTX_MAX_COLS)));
 	fc = filter_cache(fcinfo, name);
+	check_kernel_args(name, kernel_takes(fc->prog), nargs);
 	ctx = palloc0(sizeof(struct ossd_kctx));
 	ctx->ncols = nargs;
 	for (int i = 0; i < nargs; i++)

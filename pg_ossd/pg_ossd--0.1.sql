@@ -20,11 +20,13 @@ $$;
 
 -- Images of deployed kernels: ossd_filter() runs them on the host for rows
 -- the drive does not evaluate.  device: the drive named at deploy time, NULL
--- for every known drive.
+-- for every known drive.  nargs: the arguments ossd_filter must pass (the
+-- columns the verifier saw the kernel read), NULL when it reads ctx->ncols.
 CREATE TABLE kernel_images (
     name        text PRIMARY KEY,
     device      text,
     image       bytea NOT NULL,
+    nargs       int4,
     deployed_at timestamptz NOT NULL DEFAULT now()
 );
 SELECT pg_catalog.pg_extension_config_dump('kernel_images', '');

@@ -82,6 +82,9 @@ extern bool ossd_type_supported(Oid typid);
 extern bool ossd_qual_pushable(Expr *expr, Index relid);
 extern char *ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts);
 
+/* ossd_sqlapi.c */
+extern void ossd_check_kernel_call(Oid filter_fn, const char *name, int given);
+
 /* ossd_qualgen.c */
 typedef struct OssdProgram
 {
