@@ -391,9 +391,13 @@ ossd_check_kernel_call(Oid filter_fn, const char *name, int given)
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1];
 	int			takes = -1;
-	char	   *table = psprintf("%s.kernel_images",
-								 quote_identifier(get_namespace_name(get_func_namespace(filter_fn))));
+	Oid			nsp = get_func_namespace(filter_fn);
+	char	   *table;
 
+	/* an ossd_filter of another schema, not the extension's */
+	if (!OidIsValid(get_relname_relid("kernel_images", nsp)))
+		return;
+	table = psprintf("%s.kernel_images", quote_identifier(get_namespace_name(nsp)));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	args[0] = CStringGetTextDatum(name);

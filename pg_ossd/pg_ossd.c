@@ -150,9 +150,8 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("ossd.default_device",
-							   "A drive the SQL API knows besides those of ossd tablespaces.",
-							   "The device of ossd_device_stats() and ossd_kernels() when none is given "
-							   "is every known drive; this one is listed first.",
+							   "A drive the SQL API may name, besides those of ossd tablespaces and ossd.devices.",
+							   "inproc: and file: URIs are refused.",
 							   &ossd_default_device,
 							   "",
 							   PGC_SUSET,

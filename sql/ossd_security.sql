@@ -71,7 +71,12 @@ SET ossd.default_device = 'file:sec_attack.img';
 SET ossd.devices = 'ftp://example.com/drive';
 -- a drive a superuser registers can be named
 SET ossd.devices = 'nbd+unix:///?socket=/nonexistent/sec.sock';
-SELECT count(*) FROM ossd_device_stats('nbd+unix:///?socket=/nonexistent/sec.sock');
+DO $$
+BEGIN
+  PERFORM ossd_device_stats('nbd+unix:///?socket=/nonexistent/sec.sock');
+EXCEPTION WHEN others THEN
+  RAISE NOTICE '% %', SQLSTATE, SQLERRM;
+END $$;
 RESET ossd.devices;
 -- no file was created or changed, the cluster is healthy
 SELECT pg_stat_file('sec_attack.img', true) IS NULL AS no_attack_file;
@@ -195,10 +200,10 @@ SELECT ossd_filter('sec_q6', date '1994-06-01', 0.06, 10.0) AS host_match,
        ossd_filter('sec_q6', date '1993-06-01', 0.06, 10.0) AS host_no_match;
 SELECT ossd_filter('sec_q6', date '1994-06-01', 0.06);
 SELECT ossd_filter('sec_q6', date '1994-06-01', 0.06, 10.0, 1);
--- offloaded: refused at plan time, so a scan whose blocks all go to the
--- drive cannot run the kernel on missing columns either
+-- offloaded: refused at plan time (EXPLAIN runs nothing), so a scan whose
+-- blocks all go to the drive cannot run the kernel on missing columns either
 SET ossd.force_offload = on;
-SELECT count(*) FROM lineitem WHERE ossd_filter('sec_q6', l_shipdate, l_discount);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM lineitem WHERE ossd_filter('sec_q6', l_shipdate, l_discount);
 SELECT count(*) > 0 AS some_rows FROM lineitem WHERE ossd_filter('sec_q6', l_shipdate, l_discount, l_quantity);
 RESET ossd.force_offload;
 SELECT ossd_drop_kernel('sec_q6');
