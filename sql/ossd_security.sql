@@ -151,6 +151,8 @@ SELECT length(ossd_deploy_kernel('sec_new', image)) AS hash_len FROM test_kernel
 RESET ROLE;
 SELECT count(DISTINCT device) AS drives, (SELECT count(*) FROM kernel_images WHERE name = 'sec_new') AS catalog_rows
   FROM ossd_kernels() WHERE name = 'sec_new';
+-- (the check sees a change when there is one)
+SELECT kernels_changed();
 -- PREPARE TRANSACTION cannot carry a drive change
 BEGIN;
 SELECT ossd_drop_kernel('sec_new');
