@@ -113,6 +113,9 @@ SELECT name, device IS NULL AS every_drive FROM kernel_images WHERE name LIKE 's
 -- catalog row
 --
 SET ROLE regress_ossd_admin;
+-- the views and the functions behind them
+SELECT count(*) AS sec_owned_drives FROM ossd_deployed_kernels WHERE name = 'sec_owned';
+SELECT count(DISTINCT device) AS drives FROM ossd_device_statistics;
 SELECT ossd_deploy_kernel('sec_owned', image) FROM test_kernels WHERE name = 'like_filter';
 -- rolled back: no drive keeps the new kernel, nor the replaced image
 BEGIN;
