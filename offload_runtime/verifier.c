@@ -424,6 +424,8 @@ ossd_prog_verify (struct ossd_prog *prog, char *log, size_t loglen)
   prog->verified = true;
   prog->kind = v.writes_out ? OSSD_KIND_MAP : OSSD_KIND_FILTER;
   prog->stack_depth = v.max_stack;
+  prog->ncols_read = v.ncols_read;
+  prog->reads_ncols = v.reads_ncols;
   prog->verifier_states = (uint32_t) v.steps;
   if (log && loglen)
     snprintf (log, loglen, "accepted: %u instructions, %llu processed, stack %u bytes, %s kernel",

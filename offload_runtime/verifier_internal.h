@@ -73,6 +73,8 @@ struct verifier
   uint64_t steps;
   uint32_t max_stack;
   bool writes_out;
+  uint32_t ncols_read;              /* 1 + highest ctx->col[i] read */
+  bool reads_ncols;                 /* reads ctx->ncols */
 };
 
 /* Rejects: formats "insn N: ..." into the log, returns -EINVAL. */

@@ -144,6 +144,16 @@ check_access (struct verifier *v, uint32_t pc, const struct vreg *p,
       a->region = a->lo >= OUT_BASE ? OSSD_REGION_OUT : OSSD_REGION_CTX;
       if (write)
         v->writes_out = true;
+      else
+        {
+          /* which arguments the kernel takes: the columns it can read */
+          int64_t clo = a->lo > COL_BASE ? a->lo : COL_BASE;
+          int64_t chi = a->hi < OUT_BASE ? a->hi : OUT_BASE;
+          if (clo < chi && (uint32_t) ((chi - 1 - COL_BASE) / COL_SIZE) + 1 > v->ncols_read)
+            v->ncols_read = (uint32_t) ((chi - 1 - COL_BASE) / COL_SIZE) + 1;
+          if (a->lo < (int64_t) sizeof (((struct ossd_kctx *) 0)->ncols))
+            v->reads_ncols = true;
+        }
       return 0;
     default:
       return ossd_vreject (v, pc, "%s through %s", what, ossd_vtype_name (p->type));

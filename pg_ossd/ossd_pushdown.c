@@ -287,6 +287,7 @@ ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts)
 			return NULL;
 		res = lappend_int(res, v->varattno);
 	}
+	ossd_check_kernel_call(f->funcid, TextDatumGetCString(c->constvalue), list_length(res));
 	*attnos = res;
 	if (consts)
 		*consts = cres;

@@ -193,16 +193,17 @@ add_capability_from(ossd_t *o, const char *path, const char *name)
 /*
  * The kernel capability for the drive at uri: from the directory of an
  * ossd tablespace on that drive (pg_tblspc/OID or its version
- * directory).
+ * directory).  Raises no ERROR (the kernel undo of ossd_sqlapi.c calls it
+ * from transaction callbacks): an unreadable directory gives no capability.
  */
-static uint64
-add_kernel_capability(ossd_t *o, const char *uri)
+uint64
+ossd_add_kernel_capability(ossd_t *o, const char *uri)
 {
 	DIR		   *d = AllocateDir("pg_tblspc");
 	struct dirent *de;
 	uint64		expiry = 0;
 
-	while (expiry == 0 && (de = ReadDir(d, "pg_tblspc")) != NULL)
+	while (expiry == 0 && (de = ReadDirExtended(d, "pg_tblspc", LOG)) != NULL)
 	{
 		char		path[MAXPGPATH];
 		char		dev[MAXPGPATH];
@@ -222,7 +223,8 @@ add_kernel_capability(ossd_t *o, const char *uri)
 				expiry = add_capability_from(o, path, "user.ossd.kernelcap");
 		}
 	}
-	FreeDir(d);
+	if (d)
+		FreeDir(d);
 	return expiry;
 }
 
@@ -245,6 +247,30 @@ ossd_segment_capability(Relation rel, int segno, ossd_t *o)
 }
 
 /*
+ * May SQL make this backend open `uri`?  Only schemes that reach a drive
+ * served by another process (libossd's transport.c: nbd:, nbd+unix:, nbds:,
+ * nbds+unix:, sg:, nvme:).  inproc: and file: would open a drive image
+ * inside the backend, with the server's file access: never from SQL.
+ * *why gets a sentence for errdetail when the answer is no.
+ */
+bool
+ossd_device_uri_allowed(const char *uri, const char **why)
+{
+	static const char *const allowed[] = {
+		"nbd:", "nbd+unix:", "nbds:", "nbds+unix:", "sg:", "nvme:"
+	};
+
+	for (int i = 0; i < lengthof(allowed); i++)
+		if (strncmp(uri, allowed[i], strlen(allowed[i])) == 0)
+			return true;
+	if (strncmp(uri, "inproc:", 7) == 0 || strncmp(uri, "file:", 5) == 0)
+		*why = "inproc: and file: device URIs open a drive image inside the server process and are never reachable from SQL.";
+	else
+		*why = "A device URI must start with nbd:, nbd+unix:, nbds:, nbds+unix:, sg: or nvme:.";
+	return false;
+}
+
+/*
  * A connection to the drive at `uri`, opened on first use and kept.
  */
 ossd_t *
@@ -264,9 +290,19 @@ ossd_get_connection(const char *uri)
 		{
 			if (c->kernel_cap_expiry_ns != 0 &&
 				ossd_realtime_ns() + CAP_RENEW_NS > c->kernel_cap_expiry_ns)
-				c->kernel_cap_expiry_ns = add_kernel_capability(c->o, uri);
+				c->kernel_cap_expiry_ns = ossd_add_kernel_capability(c->o, uri);
 			return c->o;
 		}
+	}
+
+	{
+		const char *why;
+
+		if (!ossd_device_uri_allowed(uri, &why))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("device URI \"%s\" is not allowed", uri),
+					 errdetail("%s", why)));
 	}
 
 	memset(&opts, 0, sizeof(opts));
@@ -291,7 +327,7 @@ ossd_get_connection(const char *uri)
 	c = palloc(sizeof(OssdConn));
 	c->uri = pstrdup(uri);
 	c->o = o;
-	c->kernel_cap_expiry_ns = add_kernel_capability(o, uri);
+	c->kernel_cap_expiry_ns = ossd_add_kernel_capability(o, uri);
 	connections = lappend(connections, c);
 	MemoryContextSwitchTo(oldcxt);
 	return o;

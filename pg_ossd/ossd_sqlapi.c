@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type_d.h"
+#include "access/xact.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -22,8 +23,10 @@
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
+#include "utils/varlena.h"
 
 #include "libossd.h"
 #include "ossd_rt.h"
@@ -37,13 +40,23 @@ PG_FUNCTION_INFO_V1(ossd_kernels);
 PG_FUNCTION_INFO_V1(ossd_drop_kernel);
 PG_FUNCTION_INFO_V1(ossd_filter);
 
-/* Every drive of an ossd tablespace, plus ossd.default_device */
+/*
+ * The drives SQL may name: those of ossd tablespaces (the user.ossd.device
+ * xattr that ossdfs puts on the tablespace directory), ossd.default_device
+ * and the entries of ossd.devices -- both superuser-only settings.  A URI
+ * whose scheme would open a drive image inside this process (inproc:,
+ * file:) is never among them, whoever wrote it.  *spcnames gets the
+ * tablespace of each drive (NULL for the registered ones).
+ */
 static List *
 all_devices(List **spcnames)
 {
 	List	   *uris = NIL;
 	List	   *names = NIL;
+	List	   *registered = NIL;
+	ListCell   *lc;
 	uint64		i;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -54,61 +67,117 @@ all_devices(List **spcnames)
 		bool		isnull;
 		Oid			spc = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
 		char	   *uri;
+		const char *why;
 
-		if (ossd_tablespace_device(spc, &uri))
+		if (ossd_tablespace_device(spc, &uri) && ossd_device_uri_allowed(uri, &why) &&
+			!list_member(uris, makeString(uri)))
 		{
-			MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+			MemoryContext old = MemoryContextSwitchTo(cxt);
 
-			uris = lappend(uris, pstrdup(uri));
+			uris = lappend(uris, makeString(pstrdup(uri)));
 			names = lappend(names, pstrdup(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2)));
 			MemoryContextSwitchTo(old);
 		}
 	}
 	SPI_finish();
-	if (ossd_default_device && ossd_default_device[0])
-	{
-		ListCell   *lc;
-		bool		found = false;
 
-		foreach(lc, uris)
-			if (strcmp(lfirst(lc), ossd_default_device) == 0)
-				found = true;
-		if (!found)
+	if (ossd_default_device && ossd_default_device[0])
+		registered = lappend(registered, pstrdup(ossd_default_device));
+	if (ossd_devices_guc && ossd_devices_guc[0])
+	{
+		List	   *elems;
+
+		/* the check hook accepted the syntax */
+		if (SplitGUCList(pstrdup(ossd_devices_guc), ',', &elems))
+			registered = list_concat(registered, elems);
+	}
+	foreach(lc, registered)
+	{
+		const char *why;
+
+		if (ossd_device_uri_allowed(lfirst(lc), &why) &&
+			!list_member(uris, makeString(lfirst(lc))))
 		{
-			uris = lappend(uris, pstrdup(ossd_default_device));
+			uris = lappend(uris, makeString(lfirst(lc)));
 			names = lappend(names, NULL);
 		}
 	}
 	if (spcnames)
 		*spcnames = names;
+	/* plain C strings for the callers */
+	foreach(lc, uris)
+		lfirst(lc) = strVal(lfirst(lc));
 	return uris;
 }
 
-/* The device named by a function's first argument, or every device. */
-static List *
-devices_from_arg(FunctionCallInfo fcinfo)
+/*
+ * A device named by an SQL argument: refused unless it is one of
+ * all_devices().
+ */
+static char *
+known_device(text *arg)
 {
-	if (!PG_ARGISNULL(0))
-		return list_make1(text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	return all_devices(NULL);
+	char	   *uri = text_to_cstring(arg);
+	const char *why;
+	ListCell   *lc;
+
+	if (!ossd_device_uri_allowed(uri, &why))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("device URI \"%s\" is not allowed", uri),
+				 errdetail("%s", why)));
+	foreach(lc, all_devices(NULL))
+		if (strcmp(lfirst(lc), uri) == 0)
+			return uri;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("device \"%s\" is not a known OSSD drive", uri),
+			 errdetail("SQL may name only the drives of ossd tablespaces and those of ossd.devices and ossd.default_device."),
+			 errhint("A superuser can add the drive to ossd.devices.")));
+	return NULL;				/* keep the compiler quiet */
 }
 
-static char *
-resolve_device(text *arg)
+/*
+ * The drives a function works on: the one named by argument `argno`, or
+ * every known drive when it is NULL.  `required`: no drive is an ERROR.
+ */
+static List *
+target_devices(FunctionCallInfo fcinfo, int argno, bool required)
 {
 	List	   *uris;
 
-	if (arg)
-		return text_to_cstring(arg);
-	if (ossd_default_device && ossd_default_device[0])
-		return pstrdup(ossd_default_device);
+	if (!PG_ARGISNULL(argno))
+		return list_make1(known_device(PG_GETARG_TEXT_PP(argno)));
 	uris = all_devices(NULL);
-	if (uris == NIL)
+	if (uris == NIL && required)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("no OSSD drive is known"),
-				 errhint("Create a tablespace on an ossdfs mount, or set ossd.default_device.")));
-	return linitial(uris);
+				 errhint("Create a tablespace on an ossdfs mount, or add the drive to ossd.devices.")));
+	return uris;
+}
+
+/* ERROR unless argument `argno` is not NULL. */
+static void
+arg_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be NULL", what)));
+}
+
+/*
+ * The kernel_images table, schema-qualified: the extension's schema is
+ * that of the SQL function being run (fn_oid), so a table of the same name
+ * earlier in search_path (pg_temp comes first) is never used.
+ */
+static char *
+kernel_images_table(FunctionCallInfo fcinfo)
+{
+	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+
+	return psprintf("%s.kernel_images", quote_identifier(get_namespace_name(nsp)));
 }
 
 static void
@@ -221,7 +290,7 @@ ossd_device_stats(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	uris = devices_from_arg(fcinfo);
+	uris = target_devices(fcinfo, 0, false);
 	foreach(lc, uris)
 	{
 		Ossd__Request req = OSSD__REQUEST__INIT;
@@ -286,52 +355,441 @@ load_verified(const char *name, const void *img, size_t len)
 }
 
 /*
- * ossd_deploy_kernel(name text, image bytea, device text, replace bool)
+ * The number of arguments a verified kernel takes: one per ctx->col[i] it
+ * can read, or -1 when it reads ctx->ncols (it adapts to what it is given).
  */
-Datum
-ossd_deploy_kernel(PG_FUNCTION_ARGS)
+static int
+kernel_takes(const struct ossd_prog *prog)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	bytea	   *image = PG_GETARG_BYTEA_PP(1);
-	char	   *uri = resolve_device(PG_ARGISNULL(2) ? NULL : PG_GETARG_TEXT_PP(2));
-	bool		replace = PG_ARGISNULL(3) ? false : PG_GETARG_BOOL(3);
-	struct ossd_prog *prog;
-	char		hash[65];
+	return prog->reads_ncols ? -1 : (int) prog->ncols_read;
+}
+
+/* ERROR unless a kernel that takes `takes` arguments (-1: any) gets `given`. */
+static void
+check_kernel_args(const char *name, int takes, int given)
+{
+	if (takes >= 0 && takes != given)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("kernel \"%s\" takes %d argument%s, but ossd_filter passes %d",
+						name, takes, takes == 1 ? "" : "s", given),
+				 errdetail("The verifier found that the kernel reads ctx->col[0] to ctx->col[%d].",
+						   takes - 1)));
+}
+
+/*
+ * Plan time: ossd_filter(name, ...) with `given` kernel arguments.  Checked
+ * against kernel_images.nargs (recorded at deploy), so that a scan whose
+ * blocks all go to the drive -- where ossd_filter() never runs on the host --
+ * reports a mismatch too.  A kernel not in kernel_images is left to the
+ * drive and to ossd_filter().  filter_fn: the OID of ossd_filter, in the
+ * extension's schema.
+ */
+void
+ossd_check_kernel_call(Oid filter_fn, const char *name, int given)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	int			takes = -1;
+	Oid			nsp = get_func_namespace(filter_fn);
+	char	   *table;
+
+	/* an ossd_filter of another schema, not the extension's */
+	if (!OidIsValid(get_relname_relid("kernel_images", nsp)))
+		return;
+	table = psprintf("%s.kernel_images", quote_identifier(get_namespace_name(nsp)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	args[0] = CStringGetTextDatum(name);
+	if (SPI_execute_with_args(psprintf("SELECT nargs FROM %s WHERE name = $1", table),
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read %s", table);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			takes = DatumGetInt32(d);
+	}
+	SPI_finish();
+	check_kernel_args(name, takes, given);
+}
+
+/* ---------------------------------------------------------------------
+ * Deploying and dropping kernels, transactionally
+ *
+ * A deploy or drop changes two things: the drive's kernel table and the
+ * row of kernel_images.  They commit or fail together:
+ *
+ *	1. LOCK TABLE kernel_images IN SHARE ROW EXCLUSIVE MODE.  It needs a
+ *	   write privilege on the table, so a role that may not change the
+ *	   catalog is refused here, before any drive is touched; and it orders
+ *	   concurrent deploys and drops (readers -- ossd_filter -- are not
+ *	   blocked), so the row read next stays what the drives hold.
+ *	2. The row is read (the previous image) and written (or deleted).
+ *	3. For each drive, before changing it, an undo entry is recorded: the
+ *	   previous image to deploy back (replace), or "remove the kernel".
+ *	   Then the drive is changed.  The entry is recorded first so that an
+ *	   ERROR or a cancel while the request is in flight is undone too (both
+ *	   undo actions are idempotent).
+ *	4. If the transaction (or the subtransaction that made the change)
+ *	   aborts, the entries are played back newest first; at commit they are
+ *	   dropped.
+ *
+ * Why not defer the drive change to pre-commit instead?  The drive's
+ * answer (a name already taken, a drive that is down, no space) would
+ * then come at COMMIT, not from the call that caused it, and could not be
+ * caught by the caller's exception block; and with several drives a
+ * failure on the second would still need the first one undone.  Undo on
+ * abort keeps errors where they belong and needs one mechanism.
+ *
+ * The one change that cannot be undone is removing a kernel that the
+ * drive holds but kernel_images does not know (deployed by ossdctl, or
+ * left over from a crash): there is no image to deploy back.  That removal
+ * is the only one deferred, to after the commit (a failure then is a
+ * WARNING: the drive keeps the stray kernel).  For the same reason a
+ * deploy refuses a name that a drive holds without a catalog row.
+ * ---------------------------------------------------------------------
+ */
+typedef enum KernelChangeKind
+{
+	KC_UNDO_REMOVE,				/* on abort: remove the kernel */
+	KC_UNDO_REDEPLOY,			/* on abort: deploy image back (replace) */
+	KC_COMMIT_REMOVE			/* after commit: remove the kernel */
+} KernelChangeKind;
+
+typedef struct KernelChange
+{
+	KernelChangeKind kind;
+	SubTransactionId subid;		/* subtransaction that made the change */
+	char	   *uri;
+	char	   *name;
+	bytea	   *image;			/* KC_UNDO_REDEPLOY */
+} KernelChange;
+
+/* newest first; everything in TopMemoryContext */
+static List *kernel_changes = NIL;
+static bool kernel_callbacks_registered = false;
+
+static void
+kernel_change_free(KernelChange *kc)
+{
+	pfree(kc->uri);
+	pfree(kc->name);
+	if (kc->image)
+		pfree(kc->image);
+	pfree(kc);
+}
+
+/*
+ * Play one entry back on a connection of its own (the cached one may be in
+ * the middle of the request that failed).  Never raises an ERROR: this runs
+ * in transaction callbacks.
+ */
+static void
+kernel_change_apply(KernelChange *kc)
+{
+	ossd_t	   *o = NULL;
+	ossd_error	err;
+	struct ossd_connect_opts opts;
 	Ossd__Request req = OSSD__REQUEST__INIT;
 	Ossd__KernelDeploy kd = OSSD__KERNEL_DEPLOY__INIT;
-	Ossd__Response *resp;
-	Oid			argtypes[4] = {TEXTOID, TEXTOID, BYTEAOID, BOOLOID};
-	Datum		args[4];
+	Ossd__KernelRemove kr = OSSD__KERNEL_REMOVE__INIT;
+	Ossd__Response *resp = NULL;
+	int			r;
 
+	memset(&err, 0, sizeof(err));
+	memset(&opts, 0, sizeof(opts));
+	opts.client_name = "pg_ossd";
+	opts.timeout_ms = ossd_timeout_ms;
+	if (kc->kind == KC_UNDO_REDEPLOY)
+	{
+		kd.name = kc->name;
+		kd.image.data = (uint8_t *) VARDATA_ANY(kc->image);
+		kd.image.len = VARSIZE_ANY_EXHDR(kc->image);
+		kd.replace = true;
+		req.body_case = OSSD__REQUEST__BODY_KERNEL_DEPLOY;
+		req.kernel_deploy = &kd;
+	}
+	else
+	{
+		kr.name = kc->name;
+		req.body_case = OSSD__REQUEST__BODY_KERNEL_REMOVE;
+		req.kernel_remove = &kr;
+	}
+	r = ossd_connect(kc->uri, &opts, &o, &err);
+	if (r == 0)
+	{
+		/* the drive checks the kernel right on this connection too */
+		(void) ossd_add_kernel_capability(o, kc->uri);
+		r = ossd_call(o, &req, &resp, &err);
+	}
+	if (resp)
+		ossd__response__free_unpacked(resp, NULL);
+	ossd_disconnect(o);
+	/* removing what is not there is what we wanted */
+	if (r < 0 && !(kc->kind != KC_UNDO_REDEPLOY && err.status == OSSD__STATUS__ERR_NOT_FOUND))
+		ereport(WARNING,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("could not %s kernel \"%s\" on drive \"%s\"",
+						kc->kind == KC_UNDO_REDEPLOY ? "restore the previous" :
+						kc->kind == KC_UNDO_REMOVE ? "remove the rolled-back" : "remove the dropped",
+						kc->name, kc->uri),
+				 errdetail("%s", err.msg[0] ? err.msg : "transport error"),
+				 errhint("Check the drive's kernels with ossd_kernels().")));
+}
+
+/*
+ * Play back (or just forget) the entries of subtransaction `subid`, or all
+ * of them when subid is InvalidSubTransactionId.
+ */
+static void
+kernel_changes_finish(bool commit, SubTransactionId subid)
+{
+	ListCell   *lc;
+
+	foreach(lc, kernel_changes)
+	{
+		KernelChange *kc = lfirst(lc);
+
+		if (subid != InvalidSubTransactionId && kc->subid != subid)
+			continue;
+		if (commit ? kc->kind == KC_COMMIT_REMOVE : kc->kind != KC_COMMIT_REMOVE)
+			kernel_change_apply(kc);
+		kernel_change_free(kc);
+		kernel_changes = foreach_delete_current(kernel_changes, lc);
+	}
+}
+
+static void
+kernel_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_PREPARE:
+			if (kernel_changes != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that deployed or dropped OSSD kernels")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			kernel_changes_finish(true, InvalidSubTransactionId);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			kernel_changes_finish(false, InvalidSubTransactionId);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+kernel_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		kernel_changes_finish(false, mySubid);
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		foreach(lc, kernel_changes)
+		{
+			KernelChange *kc = lfirst(lc);
+
+			if (kc->subid == mySubid)
+				kc->subid = parentSubid;
+		}
+	}
+}
+
+static void
+kernel_change_record(KernelChangeKind kind, const char *uri, const char *name,
+					 bytea *image)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+	KernelChange *kc = palloc0(sizeof(KernelChange));
+
+	if (!kernel_callbacks_registered)
+	{
+		RegisterXactCallback(kernel_xact_callback, NULL);
+		RegisterSubXactCallback(kernel_subxact_callback, NULL);
+		kernel_callbacks_registered = true;
+	}
+	kc->kind = kind;
+	kc->subid = GetCurrentSubTransactionId();
+	kc->uri = pstrdup(uri);
+	kc->name = pstrdup(name);
+	if (image)
+	{
+		kc->image = palloc(VARSIZE_ANY(image));
+		memcpy(kc->image, image, VARSIZE_ANY(image));
+	}
+	kernel_changes = lcons(kc, kernel_changes);
+	MemoryContextSwitchTo(old);
+}
+
+/* Does the drive hold a kernel of this name? */
+static bool
+drive_has_kernel(const char *uri, const char *name)
+{
+	Ossd__Request req = OSSD__REQUEST__INIT;
+	Ossd__KernelList kl = OSSD__KERNEL_LIST__INIT;
+	Ossd__Response *resp;
+	bool		found = false;
+
+	req.body_case = OSSD__REQUEST__BODY_KERNEL_LIST;
+	req.kernel_list = &kl;
+	call_or_error(uri, &req, &resp, "KERNEL LIST");
+	if (resp->kernels)
+		for (size_t i = 0; i < resp->kernels->n_kernels; i++)
+			if (strcmp(resp->kernels->kernels[i]->name, name) == 0)
+				found = true;
+	ossd__response__free_unpacked(resp, NULL);
+	return found;
+}
+
+/*
+ * Steps 1 and 2 of the protocol: lock kernel_images and read the image
+ * recorded for `name` (NULL if none), copied into the caller's context.
+ * Must be called inside SPI_connect().
+ */
+static bytea *
+lock_and_read_catalog(const char *table, const char *name, MemoryContext cxt)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	bytea	   *old = NULL;
+
+	if (SPI_execute(psprintf("LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE", table), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not lock %s", table);
+	args[0] = CStringGetTextDatum(name);
+	if (SPI_execute_with_args(psprintf("SELECT image FROM %s WHERE name = $1", table),
+							  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read %s", table);
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+
+		old = DatumGetByteaPCopy(d);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return old;
+}
+
+static void
+check_kernel_name(const char *name)
+{
 	if (name[0] == '\0' || strlen(name) > 63)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("kernel names must have 1 to 63 characters")));
+}
+
+/*
+ * ossd_deploy_kernel(name text, image bytea, device text, replace bool)
+ *
+ * Deploys on the named drive, or on every known drive when device is NULL.
+ */
+Datum
+ossd_deploy_kernel(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	bytea	   *image;
+	bool		replace;
+	List	   *uris;
+	List	   *on_drive = NIL;
+	ListCell   *lc,
+			   *lc2;
+	struct ossd_prog *prog;
+	char		hash[65];
+	char	   *table = kernel_images_table(fcinfo);
+	bytea	   *old;
+	int			nargs;
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, BYTEAOID, INT4OID};
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	MemoryContext cxt = CurrentMemoryContext;
+
+	arg_not_null(fcinfo, 0, "kernel name");
+	arg_not_null(fcinfo, 1, "kernel image");
+	arg_not_null(fcinfo, 3, "replace");
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	image = PG_GETARG_BYTEA_PP(1);
+	replace = PG_GETARG_BOOL(3);
+	check_kernel_name(name);
+	uris = target_devices(fcinfo, 2, true);
+
 	prog = load_verified(name, VARDATA_ANY(image), VARSIZE_ANY_EXHDR(image));
 	ossd_prog_hash_hex(prog, hash);
+	nargs = kernel_takes(prog);
 	ossd_prog_free(prog);
-
-	kd.name = name;
-	kd.image.data = (uint8_t *) VARDATA_ANY(image);
-	kd.image.len = VARSIZE_ANY_EXHDR(image);
-	kd.replace = replace;
-	req.body_case = OSSD__REQUEST__BODY_KERNEL_DEPLOY;
-	req.kernel_deploy = &kd;
-	call_or_error(uri, &req, &resp, "KERNEL DEPLOY");
-	ossd__response__free_unpacked(resp, NULL);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	old = lock_and_read_catalog(table, name, cxt);
+	if (old && !replace)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("kernel \"%s\" is already deployed", name),
+				 errhint("Pass replace => true to replace it.")));
+	/* what each drive holds, before anything changes */
+	foreach(lc, uris)
+	{
+		const char *uri = lfirst(lc);
+		bool		exists = drive_has_kernel(uri, name);
+
+		if (exists && old == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("drive \"%s\" holds a kernel \"%s\" that pg_ossd did not deploy", uri, name),
+					 errdetail("It is not in kernel_images, so replacing it could not be undone."),
+					 errhint("Remove it with ossd_drop_kernel('%s') first.", name)));
+		on_drive = lappend_int(on_drive, exists);
+	}
 	args[0] = CStringGetTextDatum(name);
-	args[1] = CStringGetTextDatum(uri);
+	if (PG_ARGISNULL(2))
+		nulls[1] = 'n';
+	else
+		args[1] = CStringGetTextDatum(linitial(uris));
 	args[2] = PointerGetDatum(image);
-	args[3] = BoolGetDatum(replace);
-	if (SPI_execute_with_args("INSERT INTO kernel_images (name, device, image) VALUES ($1, $2, $3) "
-							  "ON CONFLICT (name) DO UPDATE SET device = $2, image = $3, deployed_at = now() "
-							  "WHERE $4",
-							  4, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+	args[3] = Int32GetDatum(nargs);
+	if (nargs < 0)
+		nulls[3] = 'n';
+	if (SPI_execute_with_args(psprintf("INSERT INTO %s (name, device, image, nargs) VALUES ($1, $2, $3, $4) "
+									   "ON CONFLICT (name) DO UPDATE SET device = $2, image = $3, nargs = $4, deployed_at = now()",
+									   table),
+							  4, argtypes, args, nulls, false, 0) != SPI_OK_INSERT)
 		elog(ERROR, "could not record kernel \"%s\"", name);
 	SPI_finish();
+
+	/* step 3: the drives */
+	forboth(lc, uris, lc2, on_drive)
+	{
+		const char *uri = lfirst(lc);
+		bool		exists = lfirst_int(lc2);
+		Ossd__Request req = OSSD__REQUEST__INIT;
+		Ossd__KernelDeploy kd = OSSD__KERNEL_DEPLOY__INIT;
+		Ossd__Response *resp;
+
+		if (exists)
+			kernel_change_record(KC_UNDO_REDEPLOY, uri, name, old);
+		else
+			kernel_change_record(KC_UNDO_REMOVE, uri, name, NULL);
+		kd.name = name;
+		kd.image.data = (uint8_t *) VARDATA_ANY(image);
+		kd.image.len = VARSIZE_ANY_EXHDR(image);
+		kd.replace = exists;
+		req.body_case = OSSD__REQUEST__BODY_KERNEL_DEPLOY;
+		req.kernel_deploy = &kd;
+		call_or_error(uri, &req, &resp, "KERNEL DEPLOY");
+		ossd__response__free_unpacked(resp, NULL);
+	}
 	PG_RETURN_TEXT_P(cstring_to_text(hash));
 }
 
@@ -346,7 +804,7 @@ ossd_kernels(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	uris = devices_from_arg(fcinfo);
+	uris = target_devices(fcinfo, 0, false);
 	foreach(lc, uris)
 	{
 		Ossd__Request req = OSSD__REQUEST__INIT;
@@ -381,28 +839,103 @@ ossd_kernels(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * ossd_drop_kernel(name text, device text, if_exists bool)
+ *
+ * Removes the kernel from the named drive, or from every known drive when
+ * device is NULL.  Its row in kernel_images goes when no known drive keeps
+ * it.  Returns false (with a NOTICE) when there was nothing to drop and
+ * if_exists is true.
+ */
 Datum
 ossd_drop_kernel(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	char	   *uri = resolve_device(PG_ARGISNULL(1) ? NULL : PG_GETARG_TEXT_PP(1));
-	Ossd__Request req = OSSD__REQUEST__INIT;
-	Ossd__KernelRemove kr = OSSD__KERNEL_REMOVE__INIT;
-	Ossd__Response *resp;
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1];
+	char	   *name;
+	bool		if_exists;
+	List	   *uris;
+	List	   *others = NIL;
+	List	   *on_drive = NIL;
+	ListCell   *lc,
+			   *lc2;
+	char	   *table = kernel_images_table(fcinfo);
+	bytea	   *old;
+	bool		dropped;
+	bool		kept = false;
+	MemoryContext cxt = CurrentMemoryContext;
 
-	kr.name = name;
-	req.body_case = OSSD__REQUEST__BODY_KERNEL_REMOVE;
-	req.kernel_remove = &kr;
-	call_or_error(uri, &req, &resp, "KERNEL REMOVE");
-	ossd__response__free_unpacked(resp, NULL);
+	arg_not_null(fcinfo, 0, "kernel name");
+	arg_not_null(fcinfo, 2, "if_exists");
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if_exists = PG_GETARG_BOOL(2);
+	uris = target_devices(fcinfo, 1, true);
+	if (!PG_ARGISNULL(1))
+		foreach(lc, all_devices(NULL))
+			if (strcmp(lfirst(lc), linitial(uris)) != 0)
+				others = lappend(others, lfirst(lc));
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	args[0] = CStringGetTextDatum(name);
-	SPI_execute_with_args("DELETE FROM kernel_images WHERE name = $1", 1, argtypes, args,
-						  NULL, false, 0);
+	old = lock_and_read_catalog(table, name, cxt);
+	dropped = old != NULL;
+
+	/* what the drives hold, before anything changes */
+	foreach(lc, uris)
+	{
+		bool		exists = drive_has_kernel(lfirst(lc), name);
+
+		on_drive = lappend_int(on_drive, exists);
+		dropped |= exists;
+	}
+	foreach(lc, others)
+		if (drive_has_kernel(lfirst(lc), name))
+			kept = true;
+	if (old && !kept)
+	{
+		Oid			argtypes[1] = {TEXTOID};
+		Datum		args[1];
+
+		args[0] = CStringGetTextDatum(name);
+		if (SPI_execute_with_args(psprintf("DELETE FROM %s WHERE name = $1", table), 1, argtypes, args,
+								  NULL, false, 0) != SPI_OK_DELETE)
+			elog(ERROR, "could not delete kernel \"%s\" from %s", name, table);
+	}
 	SPI_finish();
+
+	/* step 3: the drives */
+	forboth(lc, uris, lc2, on_drive)
+	{
+		const char *uri = lfirst(lc);
+		Ossd__Request req = OSSD__REQUEST__INIT;
+		Ossd__KernelRemove kr = OSSD__KERNEL_REMOVE__INIT;
+		Ossd__Response *resp;
+
+		if (!lfirst_int(lc2))
+			continue;
+		if (old == NULL)
+		{
+			/* no image to deploy back: removed once the drop commits */
+			kernel_change_record(KC_COMMIT_REMOVE, uri, name, NULL);
+			continue;
+		}
+		kernel_change_record(KC_UNDO_REDEPLOY, uri, name, old);
+		kr.name = name;
+		req.body_case = OSSD__REQUEST__BODY_KERNEL_REMOVE;
+		req.kernel_remove = &kr;
+		call_or_error(uri, &req, &resp, "KERNEL REMOVE");
+		ossd__response__free_unpacked(resp, NULL);
+	}
+
+	if (!dropped)
+	{
+		if (!if_exists)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("kernel \"%s\" is not deployed", name),
+					 errhint("Pass if_exists => true to ignore a kernel that is not there.")));
+		ereport(NOTICE,
+				(errmsg("kernel \"%s\" is not deployed, skipping", name)));
+		PG_RETURN_BOOL(false);
+	}
 	PG_RETURN_BOOL(true);
 }
 
@@ -455,8 +988,8 @@ filter_cache(FunctionCallInfo fcinfo, const char *name)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	args[0] = CStringGetTextDatum(name);
-	if (SPI_execute_with_args("SELECT image FROM kernel_images WHERE name = $1", 1, argtypes,
-							  args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+	if (SPI_execute_with_args(psprintf("SELECT image FROM %s WHERE name = $1", kernel_images_table(fcinfo)),
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("kernel \"%s\" is not deployed", name),
@@ -557,14 +1090,14 @@ ossd_filter(PG_FUNCTION_ARGS)
 	int64		r;
 	int			nargs = PG_NARGS() - 1;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
+	arg_not_null(fcinfo, 0, "kernel name");
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if (nargs > OSSD_KCTX_MAX_COLS)
 		ereport(ERROR,
 				(errcode(ERRCODE_TOO_MANY_ARGUMENTS),
 				 errmsg("ossd_filter takes at most %d kernel arguments", OSSD_KCTX_MAX_COLS)));
 	fc = filter_cache(fcinfo, name);
+	check_kernel_args(name, kernel_takes(fc->prog), nargs);
 	ctx = palloc0(sizeof(struct ossd_kctx));
 	ctx->ncols = nargs;
 	for (int i = 0; i < nargs; i++)

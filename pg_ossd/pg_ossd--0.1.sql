@@ -1,15 +1,37 @@
 /* pg_ossd--0.1.sql */
 \echo Use "CREATE EXTENSION pg_ossd" to load this file. \quit
 
+-- Privileges (see README.md, "Privileges").  Version 0.1 changed in place:
+-- it has no released users.
+--   PUBLIC                 ossd_devices(), ossd_filter(), SELECT on kernel_images
+--                          (ossd_filter reads the image for the rows the host
+--                          evaluates)
+--   ossd_kernel_admin      and superusers: everything that names a device or
+--                          changes a drive, the two views, writes to kernel_images
+-- Device arguments must name a drive of an ossd tablespace or of the
+-- superuser-only settings ossd.devices / ossd.default_device.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'ossd_kernel_admin') THEN
+        CREATE ROLE ossd_kernel_admin NOLOGIN;
+    END IF;
+END
+$$;
+
 -- Images of deployed kernels: ossd_filter() runs them on the host for rows
--- the drive does not evaluate.
+-- the drive does not evaluate.  device: the drive named at deploy time, NULL
+-- for every known drive.  nargs: the arguments ossd_filter must pass (the
+-- columns the verifier saw the kernel read), NULL when it reads ctx->ncols.
 CREATE TABLE kernel_images (
     name        text PRIMARY KEY,
-    device      text NOT NULL,
+    device      text,
     image       bytea NOT NULL,
+    nargs       int4,
     deployed_at timestamptz NOT NULL DEFAULT now()
 );
 SELECT pg_catalog.pg_extension_config_dump('kernel_images', '');
+GRANT SELECT ON kernel_images TO PUBLIC;
+GRANT SELECT, INSERT, UPDATE, DELETE ON kernel_images TO ossd_kernel_admin;
 
 CREATE FUNCTION ossd_devices(
     OUT device text, OUT tablespace text, OUT connected bool,
@@ -42,7 +64,8 @@ LANGUAGE C VOLATILE;
 
 CREATE VIEW ossd_deployed_kernels AS SELECT * FROM ossd_kernels();
 
-CREATE FUNCTION ossd_drop_kernel(name text, device text DEFAULT NULL)
+CREATE FUNCTION ossd_drop_kernel(name text, device text DEFAULT NULL,
+                                 if_exists bool DEFAULT false)
 RETURNS bool
 AS 'MODULE_PATHNAME', 'ossd_drop_kernel'
 LANGUAGE C VOLATILE;
@@ -54,3 +77,13 @@ CREATE FUNCTION ossd_filter(name text, VARIADIC args "any")
 RETURNS bool
 AS 'MODULE_PATHNAME', 'ossd_filter'
 LANGUAGE C STABLE PARALLEL SAFE;
+
+REVOKE ALL ON FUNCTION ossd_device_stats(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ossd_deploy_kernel(text, bytea, text, bool) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ossd_kernels(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION ossd_drop_kernel(text, text, bool) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION ossd_device_stats(text), ossd_deploy_kernel(text, bytea, text, bool),
+    ossd_kernels(text), ossd_drop_kernel(text, text, bool) TO ossd_kernel_admin;
+-- The views call the functions above with the caller's rights: the same
+-- grants (PUBLIC has no SELECT on a new view).
+GRANT SELECT ON ossd_device_statistics, ossd_deployed_kernels TO ossd_kernel_admin;

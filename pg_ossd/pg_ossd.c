@@ -10,6 +10,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "pg_ossd.h"
 
@@ -24,6 +25,7 @@ int			ossd_min_relation_pages = 128;
 double		ossd_cost_factor = 0.25;
 bool		ossd_force_offload = false;
 char	   *ossd_default_device = NULL;
+char	   *ossd_devices_guc = NULL;
 int			ossd_timeout_ms = 60000;
 int			ossd_device_workers = 0;
 
@@ -32,6 +34,60 @@ static const struct config_enum_entry kernel_mode_options[] = {
 	{"interpreter", OSSD_KMODE_INTERPRETER, false},
 	{NULL, 0, false}
 };
+
+/*
+ * ossd.default_device and ossd.devices name drives the SQL API may open:
+ * only schemes that reach a drive served by another process are accepted
+ * (inproc: and file: would open a drive image inside the backend).
+ */
+static bool
+check_default_device(char **newval, void **extra, GucSource source)
+{
+	const char *why;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+	if (!ossd_device_uri_allowed(*newval, &why))
+	{
+		GUC_check_errdetail("%s", why);
+		return false;
+	}
+	return true;
+}
+
+static bool
+check_devices(char **newval, void **extra, GucSource source)
+{
+	char	   *raw;
+	List	   *elems;
+	ListCell   *lc;
+
+	if (*newval == NULL)
+		return true;
+	raw = pstrdup(*newval);
+	if (!SplitGUCList(raw, ',', &elems))
+	{
+		GUC_check_errdetail("List syntax is invalid.");
+		pfree(raw);
+		list_free(elems);
+		return false;
+	}
+	foreach(lc, elems)
+	{
+		const char *why;
+
+		if (!ossd_device_uri_allowed(lfirst(lc), &why))
+		{
+			GUC_check_errdetail("%s", why);
+			pfree(raw);
+			list_free(elems);
+			return false;
+		}
+	}
+	pfree(raw);
+	list_free(elems);
+	return true;
+}
 
 void
 _PG_init(void)
@@ -94,13 +150,22 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomStringVariable("ossd.default_device",
-							   "Device URI used by the SQL API when none is given.",
-							   "Defaults to the device of the first ossdfs tablespace found.",
+							   "A drive the SQL API may name, besides those of ossd tablespaces and ossd.devices.",
+							   "inproc: and file: URIs are refused.",
 							   &ossd_default_device,
 							   "",
-							   PGC_USERSET,
+							   PGC_SUSET,
 							   0,
-							   NULL, NULL, NULL);
+							   check_default_device, NULL, NULL);
+
+	DefineCustomStringVariable("ossd.devices",
+							   "Comma-separated device URIs the SQL API may open, besides those of ossd tablespaces.",
+							   "inproc: and file: URIs are refused.",
+							   &ossd_devices_guc,
+							   "",
+							   PGC_SUSET,
+							   GUC_LIST_INPUT,
+							   check_devices, NULL, NULL);
 
 	DefineCustomIntVariable("ossd.timeout_ms",
 							"Per-call timeout of the drive channel.",

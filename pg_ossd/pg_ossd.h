@@ -37,6 +37,7 @@ extern int	ossd_min_relation_pages;
 extern double ossd_cost_factor;
 extern bool ossd_force_offload;
 extern char *ossd_default_device;
+extern char *ossd_devices_guc;
 extern int	ossd_timeout_ms;
 extern int	ossd_device_workers;
 
@@ -54,8 +55,10 @@ extern bool ossd_segment_object(Relation rel, int segno, char **uri,
 								uint64 *pid, uint64 *oid, uint64 *size);
 extern struct ossd *ossd_get_connection(const char *uri);
 extern void ossd_segment_capability(Relation rel, int segno, struct ossd *o);
+extern uint64 ossd_add_kernel_capability(struct ossd *o, const char *uri);
 extern void ossd_forget_connection(const char *uri);
 extern List *ossd_known_devices(void);
+extern bool ossd_device_uri_allowed(const char *uri, const char **why);
 
 /* ossd_pushdown.c */
 typedef enum OssdOpClass
@@ -82,6 +85,9 @@ extern OssdOpClass ossd_classify_operator(Oid opno, Oid inputcollid,
 extern bool ossd_type_supported(Oid typid);
 extern bool ossd_qual_pushable(Expr *expr, Index relid);
 extern char *ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts);
+
+/* ossd_sqlapi.c */
+extern void ossd_check_kernel_call(Oid filter_fn, const char *name, int given);
 
 /* ossd_qualgen.c */
 typedef struct OssdProgram

@@ -38,7 +38,7 @@ SELECT plan(49);
 SELECT has_function('ossd_devices', 'ossd_devices()');
 SELECT has_function('ossd_device_stats', ARRAY['text'], 'ossd_device_stats(text)');
 SELECT has_function('ossd_deploy_kernel', ARRAY['text', 'bytea', 'text', 'boolean'], 'ossd_deploy_kernel(name, image, device, replace)');
-SELECT has_function('ossd_drop_kernel', ARRAY['text', 'text'], 'ossd_drop_kernel(name, device)');
+SELECT has_function('ossd_drop_kernel', ARRAY['text', 'text', 'boolean'], 'ossd_drop_kernel(name, device, if_exists)');
 SELECT has_function('ossd_filter', 'ossd_filter(name, VARIADIC "any")');
 SELECT has_view('ossd_device_statistics', 'view ossd_device_statistics');
 SELECT has_view('ossd_deployed_kernels', 'view ossd_deployed_kernels');
@@ -56,10 +56,12 @@ SELECT is((SELECT count(*)::int FROM ossd_devices() WHERE connected AND tablespa
 SELECT ok((SELECT capacity_bytes > 0 AND objects > 0 FROM ossd_devices() LIMIT 1), 'ossd_devices() reports capacity and objects');
 SELECT ok((SELECT value FROM ossd_device_statistics WHERE name = 'host_writes' LIMIT 1) > 0,
           'device statistics view shows the drive counters');
+SET ossd.devices = 'nbd+unix:///?socket=/nonexistent/ossd.sock';
 SELECT throws_ok($$SELECT * FROM ossd_device_stats('nbd+unix:///?socket=/nonexistent/ossd.sock')$$,
                  '08006', NULL, 'an unreachable drive is an ERROR');
 SELECT matches(error_detail($$SELECT * FROM ossd_device_stats('nbd+unix:///?socket=/nonexistent/ossd.sock')$$),
                'nonexistent', 'the error detail carries the transport''s reason');
+RESET ossd.devices;
 
 -- a custom kernel compiled with clang from offload_runtime/examples
 SELECT lives_ok($$SELECT ossd_deploy_kernel('q6', image) FROM test_kernels WHERE name = 'q6_filter'$$,

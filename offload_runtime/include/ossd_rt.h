@@ -108,6 +108,9 @@ struct ossd_prog
   bool verified;
   enum ossd_kernel_kind kind;   /* set by the verifier */
   uint32_t stack_depth;         /* bytes of stack used (verifier) */
+  uint32_t ncols_read;          /* 1 + highest ctx->col[i] any path reads
+                                   (verifier): the arguments it takes */
+  bool reads_ncols;             /* reads ctx->ncols: takes a variable number */
   uint32_t verifier_states;     /* instructions processed while verifying */
   uint8_t hash[32];             /* SHA-256 of insns + rodata (JIT cache key) */
   char name[64];                /* ELF function name, or "raw" */

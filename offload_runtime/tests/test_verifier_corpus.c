@@ -82,6 +82,17 @@ annotations (void **state)
   assert_int_equal (p->aux[4].region, OSSD_REGION_OUT);
   assert_int_equal (p->kind, OSSD_KIND_MAP);
   assert_int_equal (p->stack_depth, 8);
+  /* the arguments it takes: col[0..3] (col[3].data read), not ncols */
+  assert_int_equal (p->ncols_read, 4);
+  assert_false (p->reads_ncols);
+  ossd_prog_free (p);
+
+  /* a kernel that reads ctx->ncols takes a variable number of arguments */
+  const struct ossd_insn nc[] = { LDX (W, 0, 1, 0), EXIT };
+  assert_int_equal (ossd_prog_from_insns (nc, 2, NULL, 0, &p, err, sizeof err), 0);
+  assert_int_equal (ossd_prog_verify (p, log, sizeof log), 0);
+  assert_true (p->reads_ncols);
+  assert_int_equal (p->ncols_read, 0);
   ossd_prog_free (p);
 }
 
@@ -146,6 +157,8 @@ static void
 example_q6_filter (void **state)
 {
   struct ossd_prog *p = load_example ("q6_filter.o");
+  assert_int_equal (p->ncols_read, 3);
+  assert_false (p->reads_ncols);
   static const struct { int32_t date; const char *disc, *qty; bool null; int64_t expect; } rows[] = {
     { -2000, "0.06", "10", false, 1 },
     { -2191, "0.05", "23.99", false, 1 },     /* lower bounds inclusive */
@@ -185,6 +198,7 @@ static void
 example_like_filter (void **state)
 {
   struct ossd_prog *p = load_example ("like_filter.o");
+  assert_int_equal (p->ncols_read, 1);
   static const struct { const char *s; int64_t expect; } rows[] = {
     { "forest green metallic", 1 }, { "green", 1 }, { "gree", 0 }, { "", 0 },
     { "GREEN", 0 }, { "dark greenish", 1 },

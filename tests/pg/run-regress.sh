@@ -5,8 +5,10 @@
 # Unix socket in a temp dir), loads tests/pg/setup-tpch.sql into the ossd
 # tablespace, then runs sql/ossd_diff.sql against expected/ossd_diff.out
 # four times: offload forced / offload off, each with parallel query off
-# and on -- identical output every time is the differential check -- and
-# the pgTAP suite sql/ossd_api.sql.  Needs `make -C pg_ossd install` (root).
+# and on -- identical output every time is the differential check --, the
+# pgTAP suite sql/ossd_api.sql, and sql/ossd_security.sql (privileges) with
+# a second drive registered in ossd.devices.  Needs `make -C pg_ossd
+# install` (root).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
@@ -117,5 +119,18 @@ if psql_q -d regress_ossd -c "CREATE EXTENSION IF NOT EXISTS pgtap" >/dev/null 2
   run_suite "ossd_api (pgTAP)" "" ossd_api
 else
   tap_not_ok "pgTAP available"
+fi
+
+# ossd_security: a second, small drive (no ossdfs), known to the SQL API
+# only through ossd.devices, set for the suite's session.
+drive2_stop () { OSSD_RUNDIR=$work/run2 "$ctl" device stop >/dev/null 2>&1; }
+trap 'drive2_stop; ofs_cleanup' EXIT
+if OSSD_RUNDIR=$work/run2 "$ctl" device start --image "$work/drive2.img" --size 256M --volume 64M \
+     -- slots=16 >"$work/drive2.log" 2>&1; then
+  chmod 755 "$work/run2"; chmod 666 "$work/run2/ossd.sock"
+  tap_ok "second drive up"
+  run_suite "ossd_security" "-c ossd.devices=nbd+unix:///?socket=$work/run2/ossd.sock" ossd_security
+else
+  tap_not_ok "second drive up" "$(tail -3 "$work/drive2.log")"
 fi
 tap_done
