@@ -18,7 +18,7 @@ CREATE TABLE victim AS SELECT i FROM generate_series(1, 1000) i;
 GRANT SELECT ON victim TO regress_ossd_plain;
 CREATE TABLE victim_size AS SELECT size FROM pg_stat_file(pg_relation_filepath('victim'));
 
--- two drives: the tablespace's and the registered one, both reachable
+-- two drives, each backing a tablespace (ossd, ossd2), both reachable
 SELECT count(*) AS drives, count(*) FILTER (WHERE connected) AS connected,
        count(tablespace) AS of_tablespaces
   FROM ossd_devices();
@@ -216,15 +216,15 @@ SELECT ossd_drop_kernel('sec_q6');
 --
 -- two drives: deploy and drop act on every known drive unless one is named
 --
-SELECT length(ossd_deploy_kernel('sec_one', image, (SELECT device FROM ossd_devices() WHERE tablespace IS NULL)))
+SELECT length(ossd_deploy_kernel('sec_one', image, (SELECT device FROM ossd_devices() WHERE tablespace = 'ossd2')))
        AS hash_len FROM test_kernels WHERE name = 'q6_filter';
-SELECT count(*) FILTER (WHERE d.tablespace IS NULL) AS registered_drive, count(*) FILTER (WHERE d.tablespace IS NOT NULL) AS tablespace_drive
+SELECT count(*) FILTER (WHERE d.tablespace = 'ossd2') AS named_drive, count(*) FILTER (WHERE d.tablespace = 'ossd') AS other_drive
   FROM ossd_kernels() k JOIN ossd_devices() d USING (device) WHERE k.name = 'sec_one';
 -- the one drive's kernel dropped from it: the catalog row goes with it
-SELECT ossd_drop_kernel('sec_one', (SELECT device FROM ossd_devices() WHERE tablespace IS NULL));
+SELECT ossd_drop_kernel('sec_one', (SELECT device FROM ossd_devices() WHERE tablespace = 'ossd2'));
 SELECT count(*) AS catalog_rows FROM kernel_images WHERE name = 'sec_one';
 -- dropped from one of two drives: the catalog row stays for the other
-SELECT ossd_drop_kernel('sec_new', (SELECT device FROM ossd_devices() WHERE tablespace IS NULL));
+SELECT ossd_drop_kernel('sec_new', (SELECT device FROM ossd_devices() WHERE tablespace = 'ossd2'));
 SELECT count(DISTINCT device) AS drives, (SELECT count(*) FROM kernel_images WHERE name = 'sec_new') AS catalog_rows
   FROM ossd_kernels() WHERE name = 'sec_new';
 -- dropping twice

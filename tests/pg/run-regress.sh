@@ -7,7 +7,7 @@
 # four times: offload forced / offload off, each with parallel query off
 # and on -- identical output every time is the differential check --, the
 # pgTAP suite sql/ossd_api.sql, and sql/ossd_security.sql (privileges) with
-# a second drive registered in ossd.devices.  Needs `make -C pg_ossd
+# a second drive (its own ossdfs and tablespace) in ossd.devices.  Needs `make -C pg_ossd
 # install` (root).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -121,16 +121,30 @@ else
   tap_not_ok "pgTAP available"
 fi
 
-# ossd_security: a second, small drive (no ossdfs), known to the SQL API
-# only through ossd.devices, set for the suite's session.
-drive2_stop () { OSSD_RUNDIR=$work/run2 "$ctl" device stop >/dev/null 2>&1; }
+# ossd_security: a second, small drive with a tablespace of its own
+# (ossd2, on a second ossdfs mount: the drive's kernel capabilities come
+# from ossdfs), also named in ossd.devices for the suite's session.
+mnt2=$work/mnt2
+fs2_pid=
+drive2_stop () {
+  mountpoint -q "$mnt2" 2>/dev/null && { fusermount3 -u "$mnt2" || fusermount3 -u -z "$mnt2"; } 2>/dev/null
+  [ -n "$fs2_pid" ] && { wait "$fs2_pid" 2>/dev/null; kill -9 "$fs2_pid" 2>/dev/null; }
+  OSSD_RUNDIR=$work/run2 "$ctl" device stop --force >/dev/null 2>&1
+}
 trap 'drive2_stop; ofs_cleanup' EXIT
+dev2="nbd+unix:///?socket=$work/run2/ossd.sock"
+mkdir -p "$mnt2"
 if OSSD_RUNDIR=$work/run2 "$ctl" device start --image "$work/drive2.img" --size 256M --volume 64M \
-     -- slots=16 >"$work/drive2.log" 2>&1; then
-  chmod 755 "$work/run2"; chmod 666 "$work/run2/ossd.sock"
-  tap_ok "second drive up"
-  run_suite "ossd_security" "-c ossd.devices=nbd+unix:///?socket=$work/run2/ossd.sock" ossd_security
+     --group postgres -- slots=16 >"$work/drive2.log" 2>&1 &&
+   chmod 755 "$work/run2" &&
+   { OSSD_RUNDIR=$work/run2 "$ossdfs" "$mnt2" --device "$dev2" --foreground --kernel-group postgres \
+       >>"$work/ossdfs2.log" 2>&1 & fs2_pid=$!; } &&
+   for _ in $(seq 100); do mountpoint -q "$mnt2" && break; sleep 0.1; done &&
+   mkdir -p "$mnt2/ts" && chown postgres: "$mnt2/ts" &&
+   psql_q -c "CREATE TABLESPACE ossd2 LOCATION '$mnt2/ts'" >/dev/null; then
+  tap_ok "second drive up, with tablespace ossd2"
+  run_suite "ossd_security" "-c ossd.devices=$dev2" ossd_security
 else
-  tap_not_ok "second drive up" "$(tail -3 "$work/drive2.log")"
+  tap_not_ok "second drive up" "$(tail -3 "$work/drive2.log" "$work/ossdfs2.log" 2>/dev/null)"
 fi
 tap_done
