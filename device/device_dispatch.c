@@ -772,7 +772,15 @@ cmd_format (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   e = device_format_ftl (dev, f->config ? f->config : &defaults, why, sizeof why);
   if (e == 0)
     e = device_kernels_open (dev, why, sizeof why);
-  if (e == 0)
+  else if (dev->ftl)
+    {
+      /* the format failed and the previous FTL is back: so are its kernels */
+      char kwhy[300];
+      if (device_kernels_open (dev, kwhy, sizeof kwhy) < 0)
+        snprintf (why + strlen (why), sizeof why - strlen (why),
+                  "; reloading the deployed kernels: %s", kwhy);
+    }
+  if (dev->ftl)
     {
       struct ftl_device_info fi;
       if (ftl_get_info (dev->ftl, &fi, NULL) == 0)
@@ -796,6 +804,8 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
 
   if (req->body_case == OSSD__REQUEST__BODY_FORMAT)
     return cmd_format (dev, s, seq, req->format);
+  if (!dev->ftl)
+    return fail (s, seq, -EIO, "the drive has no FTL (a FORMAT failed and its image could not be opened again): format it");
   if (req->body_case == OSSD__REQUEST__BODY_SCAN)
     return device_scan_start (dev, s, seq, req);
 

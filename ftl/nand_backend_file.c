@@ -238,9 +238,11 @@ nand_backend_file_create (const char *path, const struct nand_geometry *g,
     }
   if (lay)
     fb->lay = *lay;
-  /* truncate only once we hold the lock: drop the old content, then size
-   * the (sparse) image */
-  if (create && (ftruncate (fb->fd, 0) < 0
+  /* truncate only once we hold the lock: check the image can take its
+   * new size (a size the filesystem refuses must not cost the old
+   * content), drop the old content, then size the (sparse) image */
+  if (create && (ftruncate (fb->fd, (off_t) lay->file_size) < 0
+                 || ftruncate (fb->fd, 0) < 0
                  || ftruncate (fb->fd, (off_t) lay->file_size) < 0))
     {
       int e = errno;
