@@ -506,8 +506,15 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           continue;
         }
       const uint8_t *bd;
-      if (ftl_sector_in_buffer (f, p, &bd, NULL))
+      struct oob_entry *be;
+      if (ftl_sector_in_buffer (f, p, &bd, &be))
         {
+          if (be && be->kind == SECT_CORRUPT)
+            {
+              r = ftl_sector_fail (f, NULL, p / g->spp, p % g->spp, pid, oid,
+                                   l, err);
+              return unlock_ret (f, r, op_end (f, NULL));
+            }
           if (bd)
             memcpy (dst + (a - off), bd + (a - soff), b - a);
           else

@@ -87,7 +87,9 @@ check_data (struct ftl *f, struct fsck *c)
   for (uint32_t b = 0; b < g->total_blocks; b++)
     {
       struct block_info *bi = &f->blk[b];
-      if (bi->state == BLK_FREE || bi->state == BLK_BAD)
+      /* an emptied victim holds nothing live and waits for its erase */
+      if (bi->state == BLK_FREE || bi->state == BLK_BAD
+          || bi->state == BLK_VICTIM)
         continue;
       for (uint32_t p = 0; p < bi->write_ptr; p++)
         {
@@ -133,6 +135,24 @@ check_data (struct ftl *f, struct fsck *c)
                          (unsigned long long) v->ent[s].lpn << FTL_SECTOR_SHIFT,
                          (unsigned long long) page);
             }
+        }
+    }
+  /* GC copies of corrupt sectors still in a write buffer */
+  for (uint32_t i = 0; i < f->nstreams; i++)
+    {
+      struct ftl_stream *st = &f->streams[i];
+      if (!st->active)
+        continue;
+      for (uint32_t s = 0; s < st->fill && s < g->spp; s++)
+        {
+          ppa_t ppa = (ppa_t) (((uint64_t) st->buf_block * g->pages_per_block
+                                + st->buf_page) * g->spp + s);
+          if (st->ent[s].kind == SECT_CORRUPT && sector_is_valid (f, ppa))
+            problem (c, "object %llu:%llu at offset %llu is a GC copy of a "
+                     "page that failed its data CRC (in a write buffer)",
+                     (unsigned long long) st->ent[s].pid,
+                     (unsigned long long) st->ent[s].oid,
+                     (unsigned long long) st->ent[s].lpn << FTL_SECTOR_SHIFT);
         }
     }
 }

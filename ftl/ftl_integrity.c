@@ -119,15 +119,15 @@ ftl_sector_fail (struct ftl *f, const struct ftl_page_view *v, uint64_t page,
                  uint32_t slot, uint64_t pid, uint64_t oid, uint64_t lpn,
                  ftl_error *err)
 {
-  const char *why = !v->oob_ok ? "no valid OOB"
-    : !v->crc_ok ? "data CRC mismatch"
-    : "data CRC mismatch (found when GC moved it)";
+  const struct nand_geometry *g = &f->nand.geo;
+  bool gc_copy = v && v->crc_ok;
   return ftl_fail (err, -EIO, "%s in object %llu:%llu at offset %llu "
-                   "(NAND page %llu, block %llu page %llu, sector %u)", why,
+                   "(NAND page %llu, block %llu page %llu, sector %u%s)",
+                   v && !v->oob_ok ? "no valid OOB" : "data CRC mismatch",
                    (unsigned long long) pid, (unsigned long long) oid,
                    (unsigned long long) (lpn << FTL_SECTOR_SHIFT),
                    (unsigned long long) page,
-                   (unsigned long long) (page / f->nand.geo.pages_per_block),
-                   (unsigned long long) (page % f->nand.geo.pages_per_block),
-                   slot);
+                   (unsigned long long) (page / g->pages_per_block),
+                   (unsigned long long) (page % g->pages_per_block), slot,
+                   !v || gc_copy ? "; found when GC moved it" : "");
 }

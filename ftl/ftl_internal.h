@@ -217,7 +217,8 @@ int ftl_page_view (struct ftl *f, uint64_t page,
                    const struct ftl_page_view **out);
 void ftl_page_forget_block (struct ftl *f, uint32_t block);
 bool ftl_page_sector_good (const struct ftl_page_view *v, uint32_t slot);
-/* -EIO with "data CRC mismatch in object P:O at offset X (NAND page N ...)" */
+/* -EIO with "data CRC mismatch in object P:O at offset X (NAND page N ...)";
+ * v NULL: a SECT_CORRUPT sector still in a write buffer */
 int ftl_sector_fail (struct ftl *f, const struct ftl_page_view *v,
                      uint64_t page, uint32_t slot, uint64_t pid, uint64_t oid,
                      uint64_t lpn, ftl_error *err);

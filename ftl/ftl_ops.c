@@ -33,8 +33,11 @@ ftl_read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
 {
   const struct nand_geometry *g = &f->nand.geo;
   const uint8_t *bd;
-  if (ftl_sector_in_buffer (f, ppa, &bd, NULL))
+  struct oob_entry *be;
+  if (ftl_sector_in_buffer (f, ppa, &bd, &be))
     {
+      if (be && be->kind == SECT_CORRUPT)
+        return -EBADMSG;
       if (bd)
         memcpy (buf, bd, FTL_SECTOR);
       else
