@@ -756,6 +756,35 @@ cmd_cas (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   ok (s, seq, &r);
 }
 
+/* FSCK's problem list: the first FSCK_LIST_MAX lines (a response window
+ * holds them with room to spare). */
+#define FSCK_LIST_MAX 256
+struct fsck_list
+{
+  char **line;
+  size_t n;
+};
+
+static void
+fsck_list_add (void *arg, const char *problem)
+{
+  struct fsck_list *fl = arg;
+  char **grown, *copy;
+
+  if (fl->n >= FSCK_LIST_MAX)
+    return;
+  if (fl->n % 32 == 0)
+    {
+      grown = realloc (fl->line, (fl->n + 32) * sizeof *grown);
+      if (!grown)
+        return;
+      fl->line = grown;
+    }
+  copy = strdup (problem);
+  if (copy)
+    fl->line[fl->n++] = copy;
+}
+
 static void
 cmd_format (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
             const Ossd__Format *f)
@@ -823,16 +852,22 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       {
         Ossd__Response r = OSSD__RESPONSE__INIT;
         Ossd__FsckResult fr = OSSD__FSCK_RESULT__INIT;
+        struct fsck_list fl = { NULL, 0 };
         uint64_t problems = 0;
-        e = ftl_fsck (dev->ftl, &problems, &fe);
+        e = ftl_fsck_report (dev->ftl, &problems, fsck_list_add, &fl, &fe);
         fr.problems = problems;
         fr.first_problem = fe.msg;
+        fr.problem_list = fl.line;
+        fr.n_problem_list = fl.n;
         r.body_case = OSSD__RESPONSE__BODY_FSCK;
         r.fsck = &fr;
         if (e < 0 && problems == 0)
           fail (s, seq, e, "FSCK: %s", fe.msg);
         else
           ok (s, seq, &r);
+        for (size_t i = 0; i < fl.n; i++)
+          free (fl.line[i]);
+        free (fl.line);
         break;
       }
     case OSSD__REQUEST__BODY_CREATE_PARTITION:
