@@ -150,7 +150,9 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
   if (r < 0)
     snprintf (err, errlen, "reading block %u of object %llu: %s", block,
               (unsigned long long) j->target_oid[target], fe.msg);
-  return r;
+  /* the FTL's -EIO is media trouble (a page failing its data CRC): the
+   * scan fails with this reason instead of handing the block on */
+  return r == -EIO ? -EBADMSG : r;
 }
 
 /* Many blocks per FTL call: one lock round and one mapping walk for up
@@ -364,6 +366,7 @@ scan_translate (struct scan_job *j)
   r->natts = (uint32_t) s->n_attrs;
   r->attrs = j->attrs;
   r->snapshot_xmin = s->snapshot_xmin;
+  r->data_checksums = s->data_checksums;
   r->nbind = (uint32_t) s->n_referenced;
   r->bind = j->bind;
   r->nconst = (uint32_t) s->n_filter_args;
