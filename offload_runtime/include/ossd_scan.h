@@ -609,6 +609,13 @@ ossd_group_read (const uint8_t *buf, size_t len, size_t *pos, uint16_t nkeys,
   return 1;
 }
 
+/* PostgreSQL's page checksum (storage/checksum_impl.h's algorithm) of an
+ * 8 KiB page at relation block blkno, pd_checksum taken as zero. */
+uint16_t ossd_pg_checksum_page (const uint8_t *page, uint32_t blkno);
+/* With data checksums: false if a page that is not new (PageIsNew) has a
+ * pd_checksum other than ossd_pg_checksum_page. */
+bool ossd_pg_checksum_ok (const uint8_t *page, uint32_t blkno);
+
 /* =====================================================================
  * Engine-internal interfaces (heap_page.c, heap_deform.c, row_format.c,
  * partial_agg.c, scan_engine.c).  Exposed for the unit tests; pg_ossd
@@ -622,12 +629,6 @@ ossd_group_read (const uint8_t *buf, size_t len, size_t *pos, uint16_t nkeys,
  * in err; *reason gets the OSSD_HB_* code. */
 int ossd_page_check (const uint8_t *page, uint32_t block, uint32_t *reason,
                      char *err, size_t errlen);
-/* PostgreSQL's page checksum (storage/checksum_impl.h's algorithm) of an
- * 8 KiB page at relation block blkno, pd_checksum taken as zero. */
-uint16_t ossd_pg_checksum_page (const uint8_t *page, uint32_t blkno);
-/* With data checksums: false if a page that is not new (PageIsNew) has a
- * pd_checksum other than ossd_pg_checksum_page. */
-bool ossd_pg_checksum_ok (const uint8_t *page, uint32_t blkno);
 /* Number of line pointers of a checked page. */
 unsigned ossd_page_max_offnum (const uint8_t *page);
 /* Line pointer `offnum` (1-based) of a checked page: its flags; for
