@@ -206,6 +206,7 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "nand_programs", st.nand_programs);
   sb_counter (b, "nand_erases", st.nand_erases);
   sb_counter (b, "gc_valid_copies", st.gc_valid_copies);
+  sb_counter (b, "gc_corrupt_copies", st.gc_corrupt_copies);
   sb_counter (b, "gc_runs", st.gc_runs);
   sb_counter (b, "map_cache_hits", st.map_cache_hits);
   sb_counter (b, "map_cache_misses", st.map_cache_misses);
@@ -789,6 +790,35 @@ cmd_cas (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   ok (s, seq, &r);
 }
 
+/* FSCK's problem list: the first FSCK_LIST_MAX lines (a response window
+ * holds them with room to spare). */
+#define FSCK_LIST_MAX 256
+struct fsck_list
+{
+  char **line;
+  size_t n;
+};
+
+static void
+fsck_list_add (void *arg, const char *problem)
+{
+  struct fsck_list *fl = arg;
+  char **grown, *copy;
+
+  if (fl->n >= FSCK_LIST_MAX)
+    return;
+  if (fl->n % 32 == 0)
+    {
+      grown = realloc (fl->line, (fl->n + 32) * sizeof *grown);
+      if (!grown)
+        return;
+      fl->line = grown;
+    }
+  copy = strdup (problem);
+  if (copy)
+    fl->line[fl->n++] = copy;
+}
+
 static void
 cmd_format (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
             const Ossd__Format *f)
@@ -806,7 +836,15 @@ cmd_format (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   e = device_format_ftl (dev, f->config ? f->config : &defaults, why, sizeof why);
   if (e == 0)
     e = device_kernels_open (dev, why, sizeof why);
-  if (e == 0)
+  else if (dev->ftl)
+    {
+      /* the format failed and the previous FTL is back: so are its kernels */
+      char kwhy[300];
+      if (device_kernels_open (dev, kwhy, sizeof kwhy) < 0)
+        snprintf (why + strlen (why), sizeof why - strlen (why),
+                  "; reloading the deployed kernels: %s", kwhy);
+    }
+  if (dev->ftl)
     {
       struct ftl_device_info fi;
       if (ftl_get_info (dev->ftl, &fi, NULL) == 0)
@@ -838,6 +876,8 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
 
   if (req->body_case == OSSD__REQUEST__BODY_FORMAT)
     return cmd_format (dev, s, seq, req->format);
+  if (!dev->ftl)
+    return fail (s, seq, -EIO, "the drive has no FTL (a FORMAT failed and its image could not be opened again): format it");
   if (req->body_case == OSSD__REQUEST__BODY_SCAN)
     return device_scan_start (dev, s, seq, req);
 
@@ -854,16 +894,22 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       {
         Ossd__Response r = OSSD__RESPONSE__INIT;
         Ossd__FsckResult fr = OSSD__FSCK_RESULT__INIT;
+        struct fsck_list fl = { NULL, 0 };
         uint64_t problems = 0;
-        e = ftl_fsck (dev->ftl, &problems, &fe);
+        e = ftl_fsck_report (dev->ftl, &problems, fsck_list_add, &fl, &fe);
         fr.problems = problems;
         fr.first_problem = fe.msg;
+        fr.problem_list = fl.line;
+        fr.n_problem_list = fl.n;
         r.body_case = OSSD__RESPONSE__BODY_FSCK;
         r.fsck = &fr;
         if (e < 0 && problems == 0)
           fail (s, seq, e, "FSCK: %s", fe.msg);
         else
           ok (s, seq, &r);
+        for (size_t i = 0; i < fl.n; i++)
+          free (fl.line[i]);
+        free (fl.line);
         break;
       }
     case OSSD__REQUEST__BODY_CREATE_PARTITION:

@@ -65,6 +65,53 @@ device_superblock_load (ossd_device_t *dev, char *why, size_t whylen)
   return 0;
 }
 
+/* Put a freshly formatted FTL in dev->ftl.  A failed format leaves the
+ * drive as it was: a RAM drive keeps its old FTL until the new one
+ * exists; an image (which only one FTL may hold) is closed for the format
+ * and opened again if the format fails (the file backend checks that the
+ * image can take its new size before it drops any content). */
+static int
+replace_ftl (ossd_device_t *dev, const struct ftl_config *fc, char *why,
+             size_t whylen)
+{
+  ftl_error fe = { "" }, oe = { "" };
+  ftl_t *fresh = NULL;
+  int r;
+
+  if (!dev->image[0])
+    {
+      r = ftl_format (NULL, fc, &fresh, &fe);
+      if (r < 0)
+        {
+          snprintf (why, whylen, "format of (ram): %s", fe.msg);
+          return r;
+        }
+      if (dev->ftl)
+        ftl_close (dev->ftl);
+      dev->ftl = fresh;
+      return 0;
+    }
+  if (dev->ftl)
+    {
+      ftl_close (dev->ftl);
+      dev->ftl = NULL;
+    }
+  r = ftl_format (dev->image, fc, &dev->ftl, &fe);
+  if (r == 0)
+    return 0;
+  dev->ftl = NULL;
+  if (ftl_open (dev->image, &dev->ftl, &oe) < 0)
+    {
+      dev->ftl = NULL;
+      snprintf (why, whylen, "format of %s: %s; reopening the previous image failed too: %s",
+                dev->image, fe.msg, oe.msg);
+      return r;
+    }
+  snprintf (why, whylen, "format of %s: %s (the drive keeps its previous contents)",
+            dev->image, fe.msg);
+  return r;
+}
+
 /* (Re)create the FTL with cfg and lay out the system objects.  Called at
  * open (no FTL yet) and by FORMAT (with ftl_lock held exclusively). */
 int
@@ -95,18 +142,9 @@ device_format_ftl (ossd_device_t *dev, const Ossd__FtlConfig *cfg, char *why,
       snprintf (why, whylen, "format: %s", fe.msg);
       return r;
     }
-  if (dev->ftl)
-    {
-      ftl_close (dev->ftl);
-      dev->ftl = NULL;
-    }
-  r = ftl_format (dev->image[0] ? dev->image : NULL, &fc, &dev->ftl, &fe);
+  r = replace_ftl (dev, &fc, why, whylen);
   if (r < 0)
-    {
-      snprintf (why, whylen, "format of %s: %s",
-                dev->image[0] ? dev->image : "(ram)", fe.msg);
-      return r;
-    }
+    return r;
   if (dev->control.device_id == 0)
     {
       struct timespec ts;

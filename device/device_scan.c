@@ -150,7 +150,9 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
   if (r < 0)
     snprintf (err, errlen, "reading block %u of object %llu: %s", block,
               (unsigned long long) j->target_oid[target], fe.msg);
-  return r;
+  /* the FTL's -EIO is media trouble (a page failing its data CRC): the
+   * scan fails with this reason instead of handing the block on */
+  return r == -EIO ? -EBADMSG : r;
 }
 
 /* Many blocks per FTL call: one lock round and one mapping walk for up
@@ -161,16 +163,21 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
 {
   struct scan_job *j = arg;
   size_t want = (size_t) count * OSSD_PG_BLCKSZ, got = 0;
+  ftl_error fe = { "" };
   int r;
 
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
   r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
-                (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, NULL);
+                (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, &fe);
   if (r == 0 && got != want)
-    r = -EINVAL;
+    {
+      r = -EINVAL;
+      snprintf (fe.msg, sizeof fe.msg, "they lie past the object's end");
+    }
   if (r < 0)
-    snprintf (err, errlen, "batch read of %u blocks at %u failed", count, block);
+    snprintf (err, errlen, "batch read of %u blocks at %u of object %llu failed: %s",
+              count, block, (unsigned long long) j->target_oid[target], fe.msg);
   return r;
 }
 
@@ -359,6 +366,7 @@ scan_translate (struct scan_job *j)
   r->natts = (uint32_t) s->n_attrs;
   r->attrs = j->attrs;
   r->snapshot_xmin = s->snapshot_xmin;
+  r->data_checksums = s->data_checksums;
   r->nbind = (uint32_t) s->n_referenced;
   r->bind = j->bind;
   r->nconst = (uint32_t) s->n_filter_args;

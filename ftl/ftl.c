@@ -87,7 +87,8 @@ ftl_setup (struct ftl *f, ftl_error *err)
   f->meta_buf = calloc (1, f->nand.geo.page_size);
   if (!f->scratch || !f->scratch2 || !f->meta_buf)
     return ftl_fail (err, -ENOMEM, "out of memory");
-  if (ftl_index_init (f) < 0 || ftl_alloc_init (f) < 0)
+  if (ftl_index_init (f) < 0 || ftl_alloc_init (f) < 0
+      || ftl_integrity_init (f) < 0)
     return ftl_fail (err, -ENOMEM, "out of memory for FTL tables");
   if (f->cfg.mapping_mode != FTL_MAP_RAM && ftl_dftl_init (f) < 0)
     return ftl_fail (err, -ENOMEM, "out of memory for the mapping cache");
@@ -106,6 +107,7 @@ ftl_free (struct ftl *f)
   nand_fini (&f->nand);
   free (f->scratch);
   free (f->scratch2);
+  ftl_integrity_fini (f);
   free (f->meta_buf);
   free (f->live_meta);
   free (f->image_path);
@@ -504,8 +506,15 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           continue;
         }
       const uint8_t *bd;
-      if (ftl_sector_in_buffer (f, p, &bd, NULL))
+      struct oob_entry *be;
+      if (ftl_sector_in_buffer (f, p, &bd, &be))
         {
+          if (be && be->kind == SECT_CORRUPT)
+            {
+              r = ftl_sector_fail (f, NULL, p / g->spp, p % g->spp, pid, oid,
+                                   l, err);
+              return unlock_ret (f, r, op_end (f, NULL));
+            }
           if (bd)
             memcpy (dst + (a - off), bd + (a - soff), b - a);
           else
@@ -523,33 +532,24 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
         }
       if (f->nand.be->ops->stores_data)
         {
-          if (a == soff && b == soff + FTL_SECTOR)
-            {
-              /* whole sectors stored next to each other in this page (the
-               * common case for 8 KiB pages): one backend read */
-              uint32_t run = 1;
-              while (l + run <= last && p % g->spp + run < g->spp
-                     && ((l + run) << FTL_SECTOR_SHIFT) + FTL_SECTOR
-                     <= off + n
-                     && (f->cfg.mapping_mode == FTL_MAP_RAM)
-                     && map_get (f, o, (uint32_t) (l + run)) == p + run)
-                run++;
-              r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, p % g->spp,
-                                                run, dst + (a - off));
-              l += run - 1;
-            }
-          else
-            {
-              r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, p % g->spp,
-                                                1, f->scratch);
-              memcpy (dst + (a - off), f->scratch + (a - soff), b - a);
-            }
+          /* every sector comes from a page whose data CRC was checked
+           * (ftl_integrity.c): a corrupt page is an error, never data */
+          const struct ftl_page_view *v;
+          uint32_t slot = p % g->spp;
+          r = ftl_page_view (f, page, &v);
           if (r < 0)
             {
               ftl_fail (err, r, "NAND read of page %llu failed: %s",
                         (unsigned long long) page, strerror (-r));
               return unlock_ret (f, r, op_end (f, NULL));
             }
+          if (!ftl_page_sector_good (v, slot))
+            {
+              r = ftl_sector_fail (f, v, page, slot, pid, oid, l, err);
+              return unlock_ret (f, r, op_end (f, NULL));
+            }
+          memcpy (dst + (a - off), v->data + (size_t) slot * FTL_SECTOR
+                  + (a - soff), b - a);
         }
       else
         memset (dst + (a - off), 0, b - a);

@@ -513,8 +513,7 @@ program_page_at (struct ftl *f, uint32_t b, uint32_t page_in_block,
       h->spp = (uint16_t) g->spp;
       h->seq = seq;
       h->erase_count = bi->erase_count;
-      h->data_crc = f->nand.be->ops->persistent
-        ? ftl_crc32c (0, data, g->page_size) : 0;
+      h->data_crc = ftl_crc32c (0, data, g->page_size);
       h->used = used;
       if (ent)
         memcpy (oob + sizeof *h, ent, g->spp * sizeof (struct oob_entry));

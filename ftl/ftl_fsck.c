@@ -11,7 +11,11 @@
  *     count agrees;
  *   - every object's partition exists;
  *   - (backends that store data) the OOB of every valid sector, on flash
- *     or in its write buffer, names the owner the mapping says.
+ *     or in its write buffer, names the owner the mapping says;
+ *   - (backends that store data) every programmed page's data matches the
+ *     CRC in its OOB, and no live sector is a GC copy of a corrupt page:
+ *     each bad page is one problem naming the objects and offsets it holds.
+ * ftl_fsck_report hands every problem to a callback as well.
  */
 #include "ftl_internal.h"
 
@@ -19,6 +23,8 @@ struct fsck
 {
   uint64_t problems;
   ftl_error *err;
+  ftl_fsck_report_fn report;
+  void *report_arg;
 };
 
 static void
@@ -28,12 +34,126 @@ problem (struct fsck *c, const char *fmt, ...)
 static void
 problem (struct fsck *c, const char *fmt, ...)
 {
+  char msg[sizeof c->err->msg];
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
   if (c->problems++ == 0 && c->err)
+    memcpy (c->err->msg, msg, sizeof msg);
+  if (c->report)
+    c->report (c->report_arg, msg);
+}
+
+/* Append "object P:O at offset X" of every live sector of page to buf. */
+static void
+describe_page (struct ftl *f, uint64_t page, char *buf, size_t len)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  size_t n = 0;
+  bool meta = false, map = false;
+  buf[0] = 0;
+  for (uint32_t s = 0; s < g->spp && n + 1 < len; s++)
     {
-      va_list ap;
-      va_start (ap, fmt);
-      vsnprintf (c->err->msg, sizeof c->err->msg, fmt, ap);
-      va_end (ap);
+      ppa_t ppa = (ppa_t) (page * g->spp + s);
+      if (!sector_is_valid (f, ppa))
+        continue;
+      struct rmap_entry re = f->rmap[ppa];
+      if (re.owner == OWNER_META)
+        meta = true;
+      else if (re.owner & OWNER_MAPFLAG)
+        map = true;
+      else if (re.owner < f->objs_cap && f->objs[re.owner])
+        n += (size_t) snprintf (buf + n, len - n, "%sobject %llu:%llu at "
+                                "offset %llu", n ? ", " : "",
+                                (unsigned long long) f->objs[re.owner]->pid,
+                                (unsigned long long) f->objs[re.owner]->oid,
+                                (unsigned long long) re.lpn << FTL_SECTOR_SHIFT);
+    }
+  if (n + 1 < len && (meta || map))
+    n += (size_t) snprintf (buf + n, len - n, "%slive %s", n ? ", " : "",
+                            meta ? "meta records" : "mapping entries");
+  if (n == 0)
+    snprintf (buf, len, "no live data");
+}
+
+/* Read every programmed page and check its data against the CRC in its
+ * OOB; a live sector that GC copied from a corrupt page is a problem too. */
+static void
+check_data (struct ftl *f, struct fsck *c)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  char what[200];
+  for (uint32_t b = 0; b < g->total_blocks; b++)
+    {
+      struct block_info *bi = &f->blk[b];
+      /* an emptied victim holds nothing live and waits for its erase */
+      if (bi->state == BLK_FREE || bi->state == BLK_BAD
+          || bi->state == BLK_VICTIM)
+        continue;
+      for (uint32_t p = 0; p < bi->write_ptr; p++)
+        {
+          uint64_t page = (uint64_t) b * g->pages_per_block + p;
+          const struct ftl_page_view *v;
+          if (ftl_page_view (f, page, &v) < 0)
+            {
+              problem (c, "cannot read NAND page %llu",
+                       (unsigned long long) page);
+              continue;
+            }
+          if (!v->oob_ok)
+            {
+              /* never programmed (recovery counts a block it finds as
+               * full) is fine; a torn or damaged OOB header is not */
+              if (v->h.magic == OOB_MAGIC)
+                {
+                  describe_page (f, page, what, sizeof what);
+                  problem (c, "OOB of NAND page %llu (block %u page %u) is "
+                           "corrupt; it holds %s", (unsigned long long) page,
+                           b, p, what);
+                }
+              continue;
+            }
+          if (!v->crc_ok)
+            {
+              describe_page (f, page, what, sizeof what);
+              problem (c, "data CRC mismatch in NAND page %llu (block %u "
+                       "page %u): it holds %s", (unsigned long long) page, b,
+                       p, what);
+              continue;
+            }
+          if (v->h.kind != PAGE_DATA)
+            continue;
+          for (uint32_t s = 0; s < g->spp; s++)
+            {
+              ppa_t ppa = (ppa_t) (page * g->spp + s);
+              if (v->ent[s].kind == SECT_CORRUPT && sector_is_valid (f, ppa))
+                problem (c, "object %llu:%llu at offset %llu is a GC copy of "
+                         "a page that failed its data CRC (now NAND page "
+                         "%llu)", (unsigned long long) v->ent[s].pid,
+                         (unsigned long long) v->ent[s].oid,
+                         (unsigned long long) v->ent[s].lpn << FTL_SECTOR_SHIFT,
+                         (unsigned long long) page);
+            }
+        }
+    }
+  /* GC copies of corrupt sectors still in a write buffer */
+  for (uint32_t i = 0; i < f->nstreams; i++)
+    {
+      struct ftl_stream *st = &f->streams[i];
+      if (!st->active)
+        continue;
+      for (uint32_t s = 0; s < st->fill && s < g->spp; s++)
+        {
+          ppa_t ppa = (ppa_t) (((uint64_t) st->buf_block * g->pages_per_block
+                                + st->buf_page) * g->spp + s);
+          if (st->ent[s].kind == SECT_CORRUPT && sector_is_valid (f, ppa))
+            problem (c, "object %llu:%llu at offset %llu is a GC copy of a "
+                     "page that failed its data CRC (in a write buffer)",
+                     (unsigned long long) st->ent[s].pid,
+                     (unsigned long long) st->ent[s].oid,
+                     (unsigned long long) st->ent[s].lpn << FTL_SECTOR_SHIFT);
+        }
     }
 }
 
@@ -103,7 +223,8 @@ check_oob (struct ftl *f, struct fsck *c)
             memcpy (&e, ob + sizeof h + s * sizeof e, sizeof e);
             struct ftl_object *o = re.owner < f->objs_cap
               ? f->objs[re.owner] : NULL;
-            if (!o || (e.kind != SECT_DATA && e.kind != SECT_COPY)
+            if (!o || (e.kind != SECT_DATA && e.kind != SECT_COPY
+                       && e.kind != SECT_CORRUPT)
                 || e.pid != o->pid || e.oid != o->oid || e.lpn != re.lpn)
               problem (c, "OOB of sector %u names %llu:%llu lpn %u kind %u, "
                        "the mapping says %llu:%llu lpn %u", ppa,
@@ -119,9 +240,16 @@ check_oob (struct ftl *f, struct fsck *c)
 int
 ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
 {
+  return ftl_fsck_report (f, problems, NULL, NULL, err);
+}
+
+int
+ftl_fsck_report (ftl_t *f, uint64_t *problems, ftl_fsck_report_fn report,
+                 void *report_arg, ftl_error *err)
+{
   pthread_mutex_lock (&f->lock);
   const struct nand_geometry *g = &f->nand.geo;
-  struct fsck c = { 0, err };
+  struct fsck c = { 0, err, report, report_arg };
   uint64_t words = (g->total_sectors + 63) / 64;
   uint64_t *seen = calloc (words, sizeof (uint64_t));
   uint32_t *bvalid = calloc (g->total_blocks, sizeof (uint32_t));
@@ -353,7 +481,10 @@ ftl_fsck (ftl_t *f, uint64_t *problems, ftl_error *err)
                  bi->state);
     }
   if (f->nand.be->ops->stores_data)
-    check_oob (f, &c);
+    {
+      check_oob (f, &c);
+      check_data (f, &c);
+    }
   free (seen);
   free (bvalid);
   free (where);

@@ -59,9 +59,13 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
     f->op_done = t;
   if (f->nand.be->ops->stores_data)
     {
-      r = f->nand.be->ops->ftl_read_sector (f->nand.be, lm.page, 0, g->spp, buf);
+      const struct ftl_page_view *v;
+      r = ftl_page_view (f, lm.page, &v);
       if (r < 0)
         return r;
+      if (!v->crc_ok)
+        return -EIO;            /* never relocate records of a corrupt page */
+      memcpy (buf, v->data, g->page_size);
       uint32_t off = 0;
       while (off + sizeof (struct meta_rec) <= lm.used)
         {
@@ -132,18 +136,28 @@ ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream)
                 f->op_done = t;
               page_read = true;
             }
+          /* a sector of a page failing its data CRC moves as it is but
+           * marked corrupt: the copy's fresh page CRC must not launder it */
+          uint32_t kind = SECT_COPY;
           if (f->nand.be->ops->stores_data)
             {
-              r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, s, 1, buf);
+              const struct ftl_page_view *v;
+              r = ftl_page_view (f, page, &v);
               if (r < 0)
                 return r;
+              memcpy (buf, v->data + (size_t) s * FTL_SECTOR, FTL_SECTOR);
+              if (!ftl_page_sector_good (v, s))
+                {
+                  kind = SECT_CORRUPT;
+                  f->st.gc_corrupt_copies++;
+                }
             }
           r = ftl_stream_reserve (f, stream);
           if (r < 0)
             return r;
           struct oob_entry ent = {
             .pid = o->pid, .oid = o->oid, .size = o->size, .batch = 0,
-            .lpn = re.lpn, .kind = SECT_COPY,
+            .lpn = re.lpn, .kind = kind,
           };
           ftl_sector_invalidate (f, ppa);
           ppa_t np;
@@ -188,6 +202,7 @@ ftl_gc_erase_block (struct ftl *f, uint32_t b)
                                   g->pages_per_block);
   if (r < 0)
     return r;
+  ftl_page_forget_block (f, b);
   uint64_t t = nand_time_erase (&f->nand, b, f->now);
   if (t > f->op_done && !f->gc_running)
     f->op_done = t;

@@ -79,6 +79,9 @@ struct nand_backend_ops
                       uint32_t nslots, void *buf);
   int (*read_oob) (struct nand_backend *be, uint64_t first_page,
                    uint64_t npages, void *oob);
+  /* the page's data in place (a mapping), or NULL: read it with
+   * ftl_read_sector; optional */
+  const uint8_t *(*page_data) (struct nand_backend *be, uint64_t page);
   int (*program) (struct nand_backend *be, uint64_t page, const void *data,
                   const void *oob);
   int (*erase) (struct nand_backend *be, uint64_t first_page, uint32_t npages);
@@ -159,7 +162,10 @@ uint64_t nand_max_clock (const struct nand *n);
 /* ---- OOB ----------------------------------------------------------- */
 #define OOB_MAGIC 0x4f4f4231u     /* "OOB1" */
 enum page_kind { PAGE_DATA = 1, PAGE_META = 2, PAGE_MAP = 3 };
-enum sector_kind { SECT_DEAD = 0, SECT_DATA = 1, SECT_COPY = 2 };
+/* SECT_CORRUPT: a GC copy of a sector whose page failed its data CRC; it
+ * maps like a copy and every read of it fails */
+enum sector_kind { SECT_DEAD = 0, SECT_DATA = 1, SECT_COPY = 2,
+                   SECT_CORRUPT = 3 };
 
 struct oob_header
 {
@@ -187,6 +193,35 @@ static inline uint32_t oob_bytes_needed (uint32_t spp)
   return (uint32_t) (sizeof (struct oob_header)
                      + spp * sizeof (struct oob_entry));
 }
+
+/* ---- page data checks (ftl_integrity.c) ----------------------------- */
+struct ftl_page_view
+{
+  uint64_t page;              /* cached page, UINT64_MAX if none */
+  const uint8_t *data;        /* page_size bytes: the mapping or buf */
+  uint8_t *buf;               /* page_size, owned */
+  struct oob_header h;
+  struct oob_entry ent[FTL_MAX_SPP];
+  bool oob_ok;                /* magic, sectors per page and header CRC */
+  bool crc_ok;                /* oob_ok and the data CRC matches */
+};
+#define FTL_PV_CACHE 4        /* pages remembered as good; +1 spare slot */
+
+/* forward: struct ftl below */
+struct ftl;
+int ftl_integrity_init (struct ftl *f);
+void ftl_integrity_fini (struct ftl *f);
+/* Read page's OOB and data and check them; *out stays valid until the next
+ * call.  Returns only backend errors: the verdict is in the view. */
+int ftl_page_view (struct ftl *f, uint64_t page,
+                   const struct ftl_page_view **out);
+void ftl_page_forget_block (struct ftl *f, uint32_t block);
+bool ftl_page_sector_good (const struct ftl_page_view *v, uint32_t slot);
+/* -EIO with "data CRC mismatch in object P:O at offset X (NAND page N ...)";
+ * v NULL: a SECT_CORRUPT sector still in a write buffer */
+int ftl_sector_fail (struct ftl *f, const struct ftl_page_view *v,
+                     uint64_t page, uint32_t slot, uint64_t pid, uint64_t oid,
+                     uint64_t lpn, ftl_error *err);
 
 /* ---- objects (ftl_index.c) ----------------------------------------- */
 struct ftl_attr
@@ -394,6 +429,8 @@ struct ftl
   struct dftl_cache dc;
   uint8_t *scratch;                /* page_size scratch */
   uint8_t *scratch2;
+  struct ftl_page_view pv[FTL_PV_CACHE + 1];   /* ftl_integrity.c */
+  uint32_t pv_next;
 
   /* virtual time */
   uint64_t now;
@@ -404,6 +441,7 @@ struct ftl
   {
     uint64_t host_reads, host_writes, host_read_bytes, host_write_bytes;
     uint64_t gc_valid_copies, gc_runs;
+    uint64_t gc_corrupt_copies;   /* sectors GC moved marked SECT_CORRUPT */
     uint64_t map_hits, map_misses, map_evictions, map_reads, map_writes;
     uint64_t host_read_ops, nand_reads_for_host;
     uint64_t max_nand_reads_per_host_read;

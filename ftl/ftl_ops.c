@@ -33,8 +33,11 @@ ftl_read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
 {
   const struct nand_geometry *g = &f->nand.geo;
   const uint8_t *bd;
-  if (ftl_sector_in_buffer (f, ppa, &bd, NULL))
+  struct oob_entry *be;
+  if (ftl_sector_in_buffer (f, ppa, &bd, &be))
     {
+      if (be && be->kind == SECT_CORRUPT)
+        return -EBADMSG;
       if (bd)
         memcpy (buf, bd, FTL_SECTOR);
       else
@@ -42,14 +45,24 @@ ftl_read_sector (struct ftl *f, ppa_t ppa, void *buf, uint64_t *t_done)
       return 0;
     }
   uint64_t page = ppa / g->spp;
-  int r = f->nand.be->ops->ftl_read_sector (f->nand.be, page, ppa % g->spp, 1,
-                                        buf);
+  const struct ftl_page_view *v;
+  int r = f->nand.be->ops->stores_data ? ftl_page_view (f, page, &v) : 0;
   uint64_t t = nand_time_read (&f->nand, page, 1, f->now);
   if (t_done)
     *t_done = t;
   if (t > f->op_done)
     f->op_done = t;
-  return r;
+  if (r < 0)
+    return r;
+  if (!f->nand.be->ops->stores_data)
+    {
+      memset (buf, 0, FTL_SECTOR);
+      return 0;
+    }
+  if (!ftl_page_sector_good (v, ppa % g->spp))
+    return -EBADMSG;            /* the page fails its data CRC */
+  memcpy (buf, v->data + (size_t) (ppa % g->spp) * FTL_SECTOR, FTL_SECTOR);
+  return 0;
 }
 
 void
@@ -137,6 +150,16 @@ ftl_op_write (struct ftl *f, struct ftl_object *o, uint64_t off,
           if (old != PPA_NONE)
             {
               r = ftl_read_sector (f, old, tmp, NULL);
+              if (r == -EBADMSG)
+                return ftl_fail (err, -EIO, "read-modify-write of object "
+                                 "%llu:%llu: data CRC mismatch in object "
+                                 "%llu:%llu at offset %llu (NAND page %llu)",
+                                 (unsigned long long) o->pid,
+                                 (unsigned long long) o->oid,
+                                 (unsigned long long) o->pid,
+                                 (unsigned long long) o->oid,
+                                 (unsigned long long) soff,
+                                 (unsigned long long) (old / f->nand.geo.spp));
               if (r < 0)
                 return ftl_fail (err, r, "read-modify-write of object "
                                  "%llu:%llu sector %llu failed",

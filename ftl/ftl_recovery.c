@@ -283,7 +283,8 @@ ftl_recovery_replay (struct ftl *f, uint64_t ckpt_seq, ftl_error *err)
                 = (const struct oob_entry *) (ob + sizeof h);
               for (uint32_t s = 0; s < g->spp; s++)
                 {
-                  if (ent[s].kind != SECT_DATA && ent[s].kind != SECT_COPY)
+                  if (ent[s].kind != SECT_DATA && ent[s].kind != SECT_COPY
+                      && ent[s].kind != SECT_CORRUPT)
                     continue;
                   struct replay_item x = {
                     .seq = h.seq, .pid = ent[s].pid, .oid = ent[s].oid,

@@ -30,6 +30,8 @@ struct file_backend
   uint8_t *zero_oob;          /* pages_per_block * oob_size zeros */
   const uint8_t *data_map;    /* the data area, mapped read-only, or NULL */
   size_t data_map_len;
+  const uint8_t *oob_map;     /* the OOB area, mapped read-only, or NULL */
+  size_t oob_map_len;
 };
 
 static uint64_t
@@ -103,10 +105,27 @@ fb_read_sector (struct nand_backend *be, uint64_t page, uint32_t slot,
   return io_full (fb->fd, buf, (size_t) nslots * FTL_SECTOR, off, false);
 }
 
+/* The data of a page in place, for the data CRC check and the copy that
+ * follows it (NULL without the mapping: the caller preads). */
+static const uint8_t *
+fb_page_data (struct nand_backend *be, uint64_t page)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  if (!fb->data_map || page >= be->geo->total_pages)
+    return NULL;
+  return fb->data_map + page * be->geo->page_size;
+}
+
 static int
 fb_read_oob (struct nand_backend *be, uint64_t first, uint64_t n, void *oob)
 {
   struct file_backend *fb = (struct file_backend *) be;
+  if (fb->oob_map && first + n <= be->geo->total_pages)
+    {
+      memcpy (oob, fb->oob_map + first * be->geo->oob_size,
+              n * be->geo->oob_size);
+      return 0;
+    }
   return io_full (fb->fd, oob, n * be->geo->oob_size,
                   fb->lay.oob_off + first * be->geo->oob_size, false);
 }
@@ -166,15 +185,19 @@ fb_close (struct nand_backend *be)
   struct file_backend *fb = (struct file_backend *) be;
   if (fb->data_map)
     munmap ((void *) fb->data_map, fb->data_map_len);
+  if (fb->oob_map)
+    munmap ((void *) fb->oob_map, fb->oob_map_len);
   if (fb->fd >= 0)
     close (fb->fd);
   free (fb->zero_oob);
   free (fb);
 }
 
-/* Map the data area if the image covers it (an image cut short would
- * fault on access; such an image keeps to pread, which reads zeros past
- * its end).  OSSD_NAND_NO_MMAP=1 keeps every read on pread. */
+/* Map the data and OOB areas if the image covers them (an image cut short
+ * would fault on access; such an image keeps to pread, which reads zeros
+ * past its end): every data read checks its page's OOB, so the OOB of a
+ * page must cost no more than its data.  OSSD_NAND_NO_MMAP=1 keeps every
+ * read on pread. */
 static void
 map_data_area (struct file_backend *fb, const struct nand_geometry *g)
 {
@@ -191,6 +214,12 @@ map_data_area (struct file_backend *fb, const struct nand_geometry *g)
     return;
   fb->data_map = p;
   fb->data_map_len = len;
+  len = (size_t) (g->total_pages * g->oob_size);
+  p = mmap (NULL, len, PROT_READ, MAP_SHARED, fb->fd, (off_t) fb->lay.oob_off);
+  if (p == MAP_FAILED)
+    return;
+  fb->oob_map = p;
+  fb->oob_map_len = len;
 }
 
 static const struct nand_backend_ops file_ops = {
@@ -199,6 +228,7 @@ static const struct nand_backend_ops file_ops = {
   .persistent = true,
   .ftl_read_sector = fb_read_sector,
   .read_oob = fb_read_oob,
+  .page_data = fb_page_data,
   .program = fb_program,
   .erase = fb_erase,
   .sync = fb_sync,
@@ -238,9 +268,11 @@ nand_backend_file_create (const char *path, const struct nand_geometry *g,
     }
   if (lay)
     fb->lay = *lay;
-  /* truncate only once we hold the lock: drop the old content, then size
-   * the (sparse) image */
-  if (create && (ftruncate (fb->fd, 0) < 0
+  /* truncate only once we hold the lock: check the image can take its
+   * new size (a size the filesystem refuses must not cost the old
+   * content), drop the old content, then size the (sparse) image */
+  if (create && (ftruncate (fb->fd, (off_t) lay->file_size) < 0
+                 || ftruncate (fb->fd, 0) < 0
                  || ftruncate (fb->fd, (off_t) lay->file_size) < 0))
     {
       int e = errno;

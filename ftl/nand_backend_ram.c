@@ -23,6 +23,13 @@ rb_read_sector (struct nand_backend *be, uint64_t page, uint32_t slot,
   return 0;
 }
 
+static const uint8_t *
+rb_page_data (struct nand_backend *be, uint64_t page)
+{
+  struct ram_backend *rb = (struct ram_backend *) be;
+  return rb->data + page * be->geo->page_size;
+}
+
 static int
 rb_read_oob (struct nand_backend *be, uint64_t first, uint64_t n, void *oob)
 {
@@ -86,6 +93,7 @@ static const struct nand_backend_ops ram_ops = {
   .persistent = false,
   .ftl_read_sector = rb_read_sector,
   .read_oob = rb_read_oob,
+  .page_data = rb_page_data,
   .program = rb_program,
   .erase = rb_erase,
   .sync = rb_sync,

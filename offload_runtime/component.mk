@@ -49,6 +49,9 @@ RT_FUZZ := $(B)/fuzz/rt_fuzz_verifier
 FUZZ_BINS += $(RT_FUZZ)
 TEST_BINS += $(RT_FUZZ)
 TEST_SUITES += tap:offload_runtime/tests/fuzz_verifier_short.sh
+# The fuzzer's custom mutator on its own, under ASan (no libFuzzer).
+RT_FUZZ_MUTATOR_CHECK := $(B)/fuzz/rt_fuzz_mutator_bounds
+TEST_BINS += $(RT_FUZZ_MUTATOR_CHECK)
 
 $(RT_FUZZ): offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) \
     $(wildcard offload_runtime/*.h offload_runtime/include/*.h offload_runtime/tests/*.h)
@@ -56,6 +59,14 @@ $(RT_FUZZ): offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) \
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address -fno-omit-frame-pointer -D_GNU_SOURCE \
 	  -Ioffload_runtime/include -Ioffload_runtime -Ioffload_runtime/tests \
 	  offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) -o $@ -lelf -lm
+
+$(RT_FUZZ_MUTATOR_CHECK): offload_runtime/tests/fuzz_mutator_bounds.c \
+    offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) \
+    $(wildcard offload_runtime/*.h offload_runtime/include/*.h offload_runtime/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 -fsanitize=address -fno-omit-frame-pointer -D_GNU_SOURCE \
+	  -Ioffload_runtime/include -Ioffload_runtime -Ioffload_runtime/tests \
+	  offload_runtime/tests/fuzz_mutator_bounds.c $(RT_FUZZ_SRCS) -o $@ -lelf -lm
 
 # Scan engine over relation files written by a real PostgreSQL 15: a
 # driver linked with libossd_rt.a and a TAP script that initdb's a private

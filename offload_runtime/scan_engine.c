@@ -700,6 +700,10 @@ scan_page (struct worker *w, uint32_t target, uint32_t block,
   int rc;
 
   w->cnt.bytes_read += OSSD_PG_BLCKSZ;
+  /* a page failing its PostgreSQL checksum goes to the host, which reads it
+   * through shared buffers and reports it as PostgreSQL always does */
+  if (r->data_checksums && !ossd_pg_checksum_ok (page, relblock))
+    return host_block (w, target, relblock, OSSD_HB_CHECKSUM) < 0 ? -1 : 0;
   if (ossd_page_check (page, relblock, &reason, w->msg, sizeof w->msg) < 0)
     return host_block (w, target, relblock, reason) < 0 ? -1 : 0;
   w->cnt.blocks_scanned++;
@@ -745,6 +749,14 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
   if (rc == -ECANCELED)
     {
       set_error (sc, rc, "target %u block %u: scan cancelled by the reader", target, block);
+      return -1;
+    }
+  if (rc == -EBADMSG)
+    {
+      /* the stored data is corrupt (a NAND page's data CRC): the scan fails
+       * with the reader's reason rather than hand the host a block it
+       * would only fail to read in turn */
+      set_error (sc, rc, "target %u block %u: %s", target, block, w->msg);
       return -1;
     }
   if (rc < 0)

@@ -47,6 +47,7 @@
 #include "access/tupdesc_details.h"
 #include "access/visibilitymap.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
@@ -600,6 +601,8 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 		sc.attrs[i] = a;
 	}
 	sc.snapshot_xmin = bound;
+	/* the drive verifies page checksums as PostgreSQL would */
+	sc.data_checksums = DataChecksumsEnabled();
 	if (ss->kernel && ss->kernel[0])
 	{
 		sc.filter_case = OSSD__SCAN__FILTER_FILTER_KERNEL;

@@ -193,6 +193,9 @@ sink (void *arg, const struct ossd_scan_chunk *ch)
   return 0;
 }
 
+/* The pages carry PostgreSQL checksums; verify them in run_scan. */
+static bool verify_checksums;
+
 /* One full scan; returns wall seconds (*cpu: process CPU seconds),
  * checks the answer. */
 static double
@@ -206,6 +209,7 @@ run_scan (const struct lineitem *li, const struct engine *e, uint32_t workers, c
   struct ossd_block_range br = { 0, li->npages };
   struct ossd_scan_target tg = { 0, 1, &br };
   struct ossd_scan_request q = {
+    .data_checksums = verify_checksums,
     .ntargets = 1, .targets = &tg, .natts = LI_NATTS, .attrs = li->attrs,
     .snapshot_xmin = 1000, .nbind = 4, .bind = bind, .filter = e->filter, .map = e->map,
     .nout = 1, .outputs = outs, .naggs = 1, .aggs = aggs, .workers = workers,
@@ -368,6 +372,13 @@ main (int argc, char **argv)
   printf ("data: %llu rows in %u heap pages (%.1f MB), Q6 selects %llu rows (%.2f%%)\n",
           (unsigned long long) li.nrows, li.npages, mb, (unsigned long long) li.q6_matches,
           100.0 * li.q6_matches / li.nrows);
+  /* as a cluster with data checksums writes them (block n at n) */
+  for (uint32_t b = 0; b < li.npages; b++)
+    {
+      uint8_t *pg = li.pages + (size_t) b * OSSD_PG_BLCKSZ;
+      uint16_t ck = ossd_pg_checksum_page (pg, b);
+      memcpy (pg + 8, &ck, 2);
+    }
   fflush (stdout);
 
   /* ---- kernels ---- */
@@ -449,6 +460,20 @@ main (int argc, char **argv)
         }
       progress ("\n");
     }
+  /* the same JIT scan with and without PostgreSQL checksum verification,
+   * alternating, so that the cost of verification is a ratio of one run */
+  double *ck_off = calloc (rounds, sizeof (double)), *ck_on = calloc (rounds, sizeof (double));
+  for (int r = 0; r < rounds; r++)
+    for (int on = 0; on < 2; on++)
+      {
+        verify_checksums = on;
+        (on ? ck_on : ck_off)[r] = run_scan (&li, &eng[ENG_JIT], 1, "jit checksums", NULL);
+        if (cf)
+          fprintf (cf, "checksums,jit,%s,%d,%.6f,%.0f,%.1f,\n", on ? "on" : "off", r,
+                   (on ? ck_on : ck_off)[r], li.nrows / (on ? ck_on : ck_off)[r],
+                   mb / (on ? ck_on : ck_off)[r]);
+      }
+  verify_checksums = false;
   if (cf)
     fclose (cf);
 
@@ -495,6 +520,12 @@ main (int argc, char **argv)
   printf ("  JIT compile of q6_filter, warm median:         %.2f ms wall, %.2f ms CPU (target < 20 ms: "
           "%s; first compile in the process %.2f ms, without ossd_jit_warm_up)\n", med_f,
           median (warm_fc, NCOMP), med_f < 20 ? "met" : "MISSED", cold_f);
+  printf ("  JIT scan, 1 worker, verifying PostgreSQL page checksums vs not: %.3fx time "
+          "(best %.1f vs %.1f ms; median %.1f vs %.1f ms)\n",
+          best (ck_on, rounds) / best (ck_off, rounds), best (ck_on, rounds) * 1e3,
+          best (ck_off, rounds) * 1e3, median (ck_on, rounds) * 1e3, median (ck_off, rounds) * 1e3);
+  free (ck_on);
+  free (ck_off);
   printf ("  2 workers vs 1, JIT:                           %.2fx  (target >= 1.7x: %s)\n", r_2w,
           r_2w >= 1.7 ? "met" : "MISSED");
   printf ("  2 workers vs 1, interpreter / C:               %.2fx / %.2fx\n",

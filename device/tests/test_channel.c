@@ -15,6 +15,7 @@
 
 #include "ossd_cap.h"
 #include "ossd_device.h"
+#include "ossd_rt.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
 
@@ -478,6 +479,68 @@ test_full_drive_and_data_intact (void **state)
   ossd__response__free_unpacked (r, NULL);
 }
 
+/* A FORMAT that fails (a capacity no geometry holds) leaves the drive as it
+ * was: its FTL, its objects and its deployed kernels (the registry used to
+ * stay closed, and the next KERNEL LIST crashed the drive). */
+static void
+test_failed_format_leaves_drive_usable (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__KernelDeploy kd = OSSD__KERNEL_DEPLOY__INIT;
+  Ossd__KernelList kl = OSSD__KERNEL_LIST__INIT;
+  Ossd__Format fm = OSSD__FORMAT__INIT;
+  Ossd__FtlConfig cfg = OSSD__FTL_CONFIG__INIT;
+  Ossd__Info in = OSSD__INFO__INIT;
+  static const struct ossd_insn accept_all[] = { OSSD_MOV64_IMM (0, 1), OSSD_EXIT () };
+  struct ossd_prog *p;
+  char err[256];
+  void *img;
+  size_t img_len;
+  Ossd__Response *r;
+
+  claim (f, 1, 77);
+  kd.name = "keep_me";
+  assert_int_equal (ossd_prog_from_insns (accept_all, 2, NULL, 0, &p, err, sizeof err), 0);
+  assert_int_equal (ossd_prog_to_raw (p, &img, &img_len), 0);
+  ossd_prog_free (p);
+  kd.image.data = img;
+  kd.image.len = img_len;
+  req.body_case = OSSD__REQUEST__BODY_KERNEL_DEPLOY;
+  req.kernel_deploy = &kd;
+  r = call (f, 1, 77, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  ossd__response__free_unpacked (r, NULL);
+  free (img);
+
+  cfg.capacity_bytes = 999ull << 40;
+  fm.config = &cfg;
+  req.body_case = OSSD__REQUEST__BODY_FORMAT;
+  req.format = &fm;
+  r = call (f, 1, 77, &req);
+  assert_int_not_equal (r->status, OSSD__STATUS__OK);
+  assert_non_null (strstr (r->reason, "FORMAT"));
+  ossd__response__free_unpacked (r, NULL);
+
+  for (int i = 0; i < 2; i++)
+    {
+      req.body_case = OSSD__REQUEST__BODY_KERNEL_LIST;
+      req.kernel_list = &kl;
+      r = call (f, 1, 77, &req);
+      assert_int_equal (r->status, OSSD__STATUS__OK);
+      assert_non_null (r->kernels);
+      assert_int_equal (r->kernels->n_kernels, 1);
+      assert_string_equal (r->kernels->kernels[0]->name, "keep_me");
+      ossd__response__free_unpacked (r, NULL);
+    }
+  req.body_case = OSSD__REQUEST__BODY_INFO;
+  req.info = &in;
+  r = call (f, 1, 77, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_true (r->info->capacity_bytes > 0 && r->info->capacity_bytes < (1ull << 30));
+  ossd__response__free_unpacked (r, NULL);
+}
+
 static void
 test_volume_region_is_a_plain_disk (void **state)
 {
@@ -780,6 +843,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_full_drive_and_data_intact, setup, teardown),
     cmocka_unit_test_setup_teardown (test_volume_region_is_a_plain_disk, setup, teardown),
     cmocka_unit_test_setup_teardown (test_capabilities, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_failed_format_leaves_drive_usable, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

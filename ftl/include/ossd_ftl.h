@@ -256,6 +256,7 @@ struct ftl_stats
   uint64_t host_read_bytes, host_write_bytes;
   uint64_t nand_reads, nand_programs, nand_erases;
   uint64_t gc_valid_copies, gc_runs;
+  uint64_t gc_corrupt_copies;              /* moved marked corrupt (data CRC) */
   uint64_t map_cache_hits, map_cache_misses, map_cache_evictions;
   uint64_t map_reads, map_writes;          /* NAND pages for mapping */
   double waf;                              /* nand_programs / host page writes */
@@ -273,9 +274,14 @@ int ftl_get_stats (ftl_t *ftl, struct ftl_stats *st, ftl_error *err);
 void ftl_reset_stats (ftl_t *ftl);
 
 /* Check every invariant (each valid page owned once, counts agree, no
- * leaked blocks).  Returns 0 if clean, -EUCLEAN with the first problem in
+ * leaked blocks, every programmed page's data matches its CRC).  Returns 0 if clean, -EUCLEAN with the first problem in
  * err otherwise; *problems (if not NULL) gets the number found. */
 int ftl_fsck (ftl_t *ftl, uint64_t *problems, ftl_error *err);
+/* The same, handing every problem (one line of text) to report as well:
+ * each page whose data fails its CRC is one, naming what it holds. */
+typedef void (*ftl_fsck_report_fn) (void *arg, const char *problem);
+int ftl_fsck_report (ftl_t *ftl, uint64_t *problems, ftl_fsck_report_fn report,
+                     void *report_arg, ftl_error *err);
 
 /* Let background GC / wear levelling run for up to `budget_ns` of virtual
  * time (the device calls this when idle). */

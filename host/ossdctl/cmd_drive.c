@@ -238,11 +238,25 @@ cmd_fsck (struct ctl *c, int argc, char **argv)
     {
       printf ("{\"problems\": %" PRIu64 ", \"first_problem\": ", problems);
       json_string (stdout, resp->fsck->first_problem);
-      printf ("}\n");
+      printf (", \"problem_list\": [");
+      for (size_t i = 0; i < resp->fsck->n_problem_list; i++)
+        {
+          printf (i ? ", " : "");
+          json_string (stdout, resp->fsck->problem_list[i]);
+        }
+      printf ("]}\n");
     }
   else if (problems)
-    printf ("fsck: %" PRIu64 " problems; first: %s\n", problems,
-            resp->fsck->first_problem);
+    {
+      printf ("fsck: %" PRIu64 " problems; first: %s\n", problems,
+              resp->fsck->first_problem);
+      /* every one the drive listed, one a line */
+      for (size_t i = 0; i < resp->fsck->n_problem_list; i++)
+        printf ("  problem: %s\n", resp->fsck->problem_list[i]);
+      if (resp->fsck->n_problem_list < problems)
+        printf ("  (%" PRIu64 " more not listed)\n",
+                problems - resp->fsck->n_problem_list);
+    }
   else
     printf ("fsck: clean\n");
   ossd__response__free_unpacked (resp, NULL);

@@ -203,6 +203,11 @@ LLVMFuzzerCustomMutator (uint8_t *data, size_t size, size_t max_size, unsigned i
   struct ossd_insn *ins = (struct ossd_insn *) data;
   if (maxn > MAX_FUZZ_INSNS)
     maxn = MAX_FUZZ_INSNS;
+  /* work on the first maxn instructions only: an input longer than
+   * MAX_FUZZ_INSNS (max_len above 2048) is cut to it, so that every
+   * index below (at, at + take, n + 1) stays within maxn */
+  if (n > maxn)
+    n = maxn;
   unsigned choice = (unsigned) (next_rand (&rng) % 10);
   if (n == 0 || choice == 0)
     {
@@ -212,7 +217,7 @@ LLVMFuzzerCustomMutator (uint8_t *data, size_t size, size_t max_size, unsigned i
           memcpy (data, e->insns, e->n * 8);
           return e->n * 8;
         }
-      return size - size % 8;
+      return n * 8;
     }
   size_t at = next_rand (&rng) % n;
   switch (choice)
@@ -248,14 +253,14 @@ LLVMFuzzerCustomMutator (uint8_t *data, size_t size, size_t max_size, unsigned i
         /* splice the tail of a corpus program in */
         const struct rt_corpus_entry *e = &rt_corpus[next_rand (&rng) % NCORPUS];
         size_t from = next_rand (&rng) % e->n, take = e->n - from;
-        if (at + take > maxn)
+        if (take > maxn - at)     /* at < n <= maxn */
           take = maxn - at;
         memcpy (&ins[at], &e->insns[from], take * 8);
         return (at + take > n ? at + take : n) * 8;
       }
     default:
       {
-        size_t r = LLVMFuzzerMutate (data, size, max_size);
+        size_t r = LLVMFuzzerMutate (data, n * 8, maxn * 8);
         return r - r % 8;
       }
     }

@@ -237,7 +237,9 @@ struct ossd_scan_agg
 };
 
 /* Page read: fill page8k with block `block` of target `target`.  Returns 0,
- * -ECANCELED to abort the scan, or another negative errno: the block is
+ * -ECANCELED to abort the scan, -EBADMSG (the stored data failed its
+ * integrity check: the scan fails with the reader's message, a corrupt page
+ * is never scanned nor handed on), or another negative errno: the block is
  * then handed back to the host (OSSD_HB_READ_ERROR).  Called concurrently
  * from the worker threads. */
 typedef int (*ossd_read_block_fn) (void *cb_arg, uint32_t target, uint32_t block,
@@ -295,6 +297,8 @@ struct ossd_scan_request
   uint32_t max_groups;         /* per worker; 0 = 65536 */
   uint32_t workers;            /* 0/1 = one thread; at most OSSD_SCAN_MAX_WORKERS */
   uint32_t chunk_bytes;        /* target size of one chunk's rows; 0 = 64 KiB */
+  bool data_checksums;         /* the cluster has data checksums: verify every
+                                * page's pd_checksum before scanning it */
 
   ossd_read_block_fn read_block;
   ossd_read_blocks_fn read_blocks;   /* optional; same read_arg */
@@ -310,6 +314,9 @@ enum ossd_host_block_reason
 {
   OSSD_HB_READ_ERROR = 1, OSSD_HB_BAD_HEADER = 2, OSSD_HB_BAD_LINE_POINTER = 3,
   OSSD_HB_BAD_TUPLE = 4,
+  OSSD_HB_CHECKSUM = 5,        /* data checksums on and the page fails its
+                                * PostgreSQL checksum: the host reads it and
+                                * reports it as PostgreSQL does */
 };
 /* Why a row went back (host row record `reason`). */
 enum ossd_host_row_reason
@@ -601,6 +608,13 @@ ossd_group_read (const uint8_t *buf, size_t len, size_t *pos, uint16_t nkeys,
   *pos += rec_len;
   return 1;
 }
+
+/* PostgreSQL's page checksum (storage/checksum_impl.h's algorithm) of an
+ * 8 KiB page at relation block blkno, pd_checksum taken as zero. */
+uint16_t ossd_pg_checksum_page (const uint8_t *page, uint32_t blkno);
+/* With data checksums: false if a page that is not new (PageIsNew) has a
+ * pd_checksum other than ossd_pg_checksum_page. */
+bool ossd_pg_checksum_ok (const uint8_t *page, uint32_t blkno);
 
 /* =====================================================================
  * Engine-internal interfaces (heap_page.c, heap_deform.c, row_format.c,

@@ -12,6 +12,12 @@ if [ ! -x "$bin" ]; then
   tap_not_ok "verifier fuzzer ${secs}s run" "missing $bin (make $bin)"
   tap_done; exit
 fi
+mutator=$top/build/fuzz/rt_fuzz_mutator_bounds
+if out=$("$mutator" 2>&1); then
+  tap_ok "custom mutator under ASan: $out"
+else
+  tap_not_ok "custom mutator under ASan stays inside its buffer" "$(echo "$out" | grep -E 'ERROR|SUMMARY|seed' | head -3 | tr '\n' ' ')"
+fi
 mkdir -p "$work/corpus"
 if out=$(cd "$work" && "$bin" -max_total_time="$secs" -max_len=2048 -rss_limit_mb=2048 \
            -print_final_stats=1 "$work/corpus" 2>&1); then

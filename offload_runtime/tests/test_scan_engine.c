@@ -667,6 +667,84 @@ test_bad_and_unreadable_blocks (void **state)
   assert_non_null (strstr (err, "block 9"));
   assert_int_equal (s2.nlast, 0);
   sink_free (&s2);
+
+  /* -EBADMSG (the stored data failed its integrity check) fails the scan
+   * with the reader's reason: a corrupt page is neither scanned nor
+   * handed on */
+  struct sink s3 = { 0 };
+  base_req (&q, r, &s3, &tg, &br);
+  q.nproj = 1;
+  q.proj = proj;
+  q.workers = 2;
+  r->fail_rc = -EBADMSG;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), -EBADMSG);
+  assert_non_null (strstr (err, "block 9: injected"));
+  assert_int_equal (s3.nlast, 0);
+  sink_free (&s3);
+  rel_free (r);
+}
+
+/* PostgreSQL's page checksum: known answers from PostgreSQL 15's own
+ * pg_checksum_page on a synthetic page, then the scan with data_checksums
+ * handing a page that fails it to the host (and scanning it when the
+ * cluster has no checksums). */
+static void
+test_data_checksums (void **state)
+{
+  static uint8_t pg[OSSD_PG_BLCKSZ];
+  for (int i = 0; i < OSSD_PG_BLCKSZ; i++)
+    pg[i] = (uint8_t) ((i * 131 + 7) ^ (i >> 5));
+  pg[14] = 0x40;
+  pg[15] = 0x1f;
+  assert_int_equal (ossd_pg_checksum_page (pg, 0), 12817);
+  assert_int_equal (ossd_pg_checksum_page (pg, 1003), 13478);
+  assert_int_equal (ossd_pg_checksum_page (pg, 123456), 5201);
+  tb_put16 (pg + 8, 13478);
+  assert_true (ossd_pg_checksum_ok (pg, 1003));
+  assert_false (ossd_pg_checksum_ok (pg, 1004));   /* the block number counts */
+
+  struct rel *r = rel_new ();
+  for (uint32_t b = 0; b < NPAGES; b++)
+    tb_put16 (r->pages[b] + 8, ossd_pg_checksum_page (r->pages[b], 2000 + b));
+  r->pages[3][OSSD_PG_BLCKSZ - 100] ^= 0x10;     /* one bit in tuple data */
+  memcpy (r->pages[8], r->pages[7], OSSD_PG_BLCKSZ);   /* block 7's page at 8 */
+  static const uint16_t proj[] = { 1 };
+  for (int on = 0; on < 2; on++)
+    {
+      struct sink s = { 0 };
+      struct ossd_scan_request q;
+      struct ossd_scan_target tg;
+      struct ossd_block_range br;
+      char err[256] = "";
+      struct ossd_scan_counters tot;
+      base_req (&q, r, &s, &tg, &br);
+      tg.first_block = 2000;
+      q.nproj = 1;
+      q.proj = proj;
+      q.workers = 2;
+      q.data_checksums = on;
+      assert_int_equal (ossd_scan_run (&q, &tot, err, sizeof err), 0);
+      if (!on)
+        {
+          assert_int_equal (s.nhblocks, 0);
+          assert_int_equal (s.nrows, NROWS);
+        }
+      else
+        {
+          assert_int_equal (s.nhblocks, 2);
+          for (uint32_t i = 0; i < s.nhblocks; i++)
+            {
+              assert_true (s.hblocks[i].block == 2003 || s.hblocks[i].block == 2008);
+              assert_int_equal (s.hblocks[i].reason, OSSD_HB_CHECKSUM);
+            }
+          assert_int_equal (s.nrows, NROWS - 2 * PER_PAGE);
+          assert_int_equal (tot.blocks_to_host, 2);
+        }
+      sink_free (&s);
+    }
+  /* new (all-zero) pages carry no checksum */
+  memset (r->pages[10], 0, OSSD_PG_BLCKSZ);
+  assert_true (ossd_pg_checksum_ok (r->pages[10], 2010));
   rel_free (r);
 }
 
@@ -1033,6 +1111,7 @@ main (void)
     cmocka_unit_test (test_empty_scan_aggregate),
     cmocka_unit_test (test_toast_and_kernel_hand_back),
     cmocka_unit_test (test_bad_and_unreadable_blocks),
+    cmocka_unit_test (test_data_checksums),
     cmocka_unit_test (test_kernel_fault_and_sink_error),
     cmocka_unit_test (test_mvcc_rule_in_scan),
     cmocka_unit_test (test_map_kernel),

@@ -39,14 +39,15 @@ CONF
 }
 
 # The cluster uses the C collation so that text ordering and LIKE can be
-# offloaded (tests also use COLLATE clauses to check what is not).
+# offloaded (tests also use COLLATE clauses to check what is not), and data
+# checksums (-k), which the drive's scan engine verifies as PostgreSQL does.
 pg_init () {
   pgdata=$work/pgdata
   mkdir -p "$work/pgsock"
   chown postgres: "$work/pgsock"
   chmod 755 "$work"
   mkdir -p "$pgdata"; chown postgres: "$pgdata"; chmod 700 "$pgdata"
-  pg_as "$pgbin/initdb" -D "$pgdata" -A trust -U postgres --no-sync --locale=C -E UTF8 >"$work/initdb.log" 2>&1
+  pg_as "$pgbin/initdb" -D "$pgdata" -k -A trust -U postgres --no-sync --locale=C -E UTF8 >"$work/initdb.log" 2>&1
 }
 
 # The drive's socket must be reachable by the postgres user: through its
