@@ -69,6 +69,12 @@ struct dinode
   struct timespec atime, mtime, ctime, btime;
 };
 
+/* A byte range [start, end). */
+struct span
+{
+  uint64_t start, end;
+};
+
 struct inode
 {
   struct inode *hnext;        /* fs inode table chain */
@@ -88,6 +94,9 @@ struct inode
   bool removed;               /* object gone from the drive */
   struct dir *dir;            /* directory contents, loaded on demand */
   struct xattr *xattrs;       /* extended attributes (loaded with inode) */
+  struct span *promise;       /* sectors promised to zeros not on the
+                                 drive (space.c) */
+  size_t npromise, cappromise;
 };
 
 /* stats.c: what is counted (one call count and total time each). */
@@ -103,6 +112,16 @@ enum fs_stat
 struct fs_stats
 {
   _Atomic uint64_t n[SC_COUNT], ns[SC_COUNT];
+};
+
+/* space.c: drive space promised to zeros kept off the drive. */
+struct fs_space
+{
+  pthread_mutex_t lock;
+  bool known;                 /* avail was set from an INFO */
+  int64_t avail;              /* lower bound: drive free bytes - promised */
+  uint64_t promised;          /* sector bytes promised, not yet written */
+  uint64_t inflight;          /* sector bytes of writes not yet answered */
 };
 
 struct fs
@@ -126,6 +145,7 @@ struct fs
                                  (killpriv.c) */
   _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
   _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
+  struct fs_space space;      /* space.c */
 };
 
 /* ---- errors.c ---------------------------------------------------------- */
@@ -166,6 +186,33 @@ void fs_modified (struct fs *fs);
 /* FLUSH the drive unless nothing changed since the last FLUSH; returns 0
  * or a negative errno (logged, naming oid). */
 int fs_flush (struct fs *fs, uint64_t oid);
+
+/* ---- space.c ----------------------------------------------------------- */
+void space_init (struct fs *fs);
+/* Promise the sectors of [off, off+len) of ip (ip->lock held) that are not
+ * yet promised: 0, or -ENOSPC when the drive's free space does not cover
+ * them beside every other promise (or -ENOMEM). */
+int space_promise (struct fs *fs, struct inode *ip, uint64_t off,
+                   uint64_t len);
+/* Around a data write of [off, off+len) of ip: begin (ip->lock held)
+ * returns -ENOSPC if it would surely map sectors the promises need; end
+ * (ip->lock not held) gets the write's result and takes the written
+ * sectors off ip's promise. */
+struct space_ticket
+{
+  uint64_t bytes, maybe;
+};
+int space_write_begin (struct fs *fs, struct inode *ip, uint64_t off,
+                       uint64_t len, struct space_ticket *t);
+void space_write_end (struct fs *fs, struct inode *ip, uint64_t off,
+                      uint64_t len, const struct space_ticket *t, int r);
+/* Around a COMPOUND that writes `bytes` (sector-rounded) of metadata. */
+void space_batch_begin (struct fs *fs, uint64_t bytes);
+void space_batch_end (struct fs *fs, uint64_t bytes);
+/* Drop ip's promises of whole sectors in [off, end) (ip->lock held, or ip
+ * unreachable): truncate, punch, remove. */
+void space_drop (struct fs *fs, struct inode *ip, uint64_t off, uint64_t end);
+uint64_t space_promised (struct fs *fs);
 
 /* ---- loop.c ------------------------------------------------------------- */
 /* After fuse_session_mount: install the device I/O (non-blocking reads,
