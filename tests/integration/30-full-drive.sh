@@ -111,7 +111,12 @@ rm -rf "$work"
 
 # ---- PostgreSQL on a full tablespace ---------------------------------------------
 [ -x "$pgbin/initdb" ] || { tap_not_ok "PostgreSQL 15 is installed"; tap_done; exit 1; }
-ok_if "drive (256 MiB) + ossdfs + PostgreSQL up" pgenv_up full-pg 256M
+if pgenv_up full-pg 256M >"$top/build/test-logs/30-full-drive.pgenv.log" 2>&1; then
+  tap_ok "drive (256 MiB) + ossdfs + PostgreSQL up"
+else
+  tap_not_ok "drive (256 MiB) + ossdfs + PostgreSQL up" "$(tail -5 "$top/build/test-logs/30-full-drive.pgenv.log")"
+  tap_done; exit 1
+fi
 pglog=$work/pgsock/pg.log
 pm_pid () { head -1 "$pgdata/postmaster.pid" 2>/dev/null; }
 pid0=$(pm_pid)
@@ -129,7 +134,7 @@ fill_table () {
 checks () {   # $1: when
   pg_as "$pgbin/pg_isready" -q -h "$work/pgsock" -p "$pg_port" && [ "$(psql_q -c 'SELECT 1' 2>&1)" = 1 ] \
     && tap_ok "$1: the cluster answers" || tap_not_ok "$1: the cluster answers" "$(tail -3 "$pglog")"
-  [ "$(pm_pid)" = "$pid0" ] && tap_ok "$1: same postmaster ($pid0)" || tap_not_ok "$1: same postmaster" "$pid0 -> $(pm_pid)"
+  [ -n "$pid0" ] && [ "$(pm_pid)" = "$pid0" ] && tap_ok "$1: same postmaster ($pid0)" || tap_not_ok "$1: same postmaster" "$pid0 -> $(pm_pid)"
   if grep -E "PANIC|terminated by signal|was terminated|crash" "$pglog" >/dev/null; then
     tap_not_ok "$1: no PANIC or crash in the log" "$(grep -E "PANIC|terminated|crash" "$pglog" | head -3)"
   else tap_ok "$1: no PANIC or crash in the log"; fi
@@ -137,7 +142,7 @@ checks () {   # $1: when
 ok_if "CREATE TABLE f in the ossd tablespace" psql_q -c "CREATE TABLE f (id int, pad text) TABLESPACE ossd"
 res=$(fill_table f)
 n1=$(echo "$res" | head -1); err=$(echo "$res" | tail -n +2)
-echo "# f: $n1 INSERTs, then: $err"
+echo "# $(date +%T) f: $n1 INSERTs, then: $err"
 case $err in *"could not extend file"*"No space left on device"*) tap_ok "the INSERT that does not fit: clean ERROR (could not extend ...: No space left on device)" ;;
   *) tap_not_ok "the INSERT that does not fit: could not extend ...: No space left on device" "$err" ;; esac
 [ "$n1" -ge 5 ] && tap_ok "the drive took $n1 INSERTs first" || tap_not_ok "the drive took several INSERTs first" "$n1"
@@ -151,16 +156,23 @@ ok_if "CHECKPOINT (unlinks its files)" psql_q -c "CHECKPOINT"
 ok_if "CREATE TABLE g" psql_q -c "CREATE TABLE g (id int, pad text) TABLESPACE ossd"
 res=$(fill_table g)
 n2=$(echo "$res" | head -1); err=$(echo "$res" | tail -n +2)
-echo "# g: $n2 INSERTs, then: $err"
-[ "$n2" -ge $((n1 - 1)) ] && tap_ok "after DROP TABLE a new table fills the drive again ($n2 INSERTs)" \
+echo "# $(date +%T) g: $n2 INSERTs, then: $err"
+[ "$n2" -ge 5 ] && [ "$n2" -ge $((n1 - 1)) ] && tap_ok "after DROP TABLE a new table fills the drive again ($n2 INSERTs)" \
   || tap_not_ok "after DROP TABLE a new table fills the drive again" "$n2 INSERTs (first table: $n1)"
 case $err in *"No space left on device"*) tap_ok "and ends with the same clean ERROR" ;; *) tap_not_ok "and ends with the same clean ERROR" "$err" ;; esac
 ok_if "CHECKPOINT" psql_q -c "CHECKPOINT"
-ok_if "TRUNCATE g" psql_q -c "TRUNCATE g"
+# TRUNCATE makes new files (the TOAST index needs a page) before the old
+# ones go, so on a drive without one free page it fails, as on any
+# filesystem: half fill a new table first.
+ok_if "DROP TABLE g, CHECKPOINT" psql_q -c "DROP TABLE g" -c "CHECKPOINT"
+ok_if "CREATE TABLE h and fill half the drive" psql_q -c "CREATE TABLE h (id int, pad text) TABLESPACE ossd" \
+  -c "INSERT INTO h SELECT i, repeat('x', 900) FROM generate_series(1, $((n1 / 2 * 20000))) i" -c "CHECKPOINT"
+ok_if "TRUNCATE h" psql_q -c "TRUNCATE h"
 ok_if "CHECKPOINT after TRUNCATE" psql_q -c "CHECKPOINT"
-res=$(fill_table g)
+res=$(fill_table h)
 n3=$(echo "$res" | head -1)
-[ "$n3" -ge $((n1 - 1)) ] && tap_ok "after TRUNCATE the table fills the drive again ($n3 INSERTs)" \
+echo "# $(date +%T) h: $n3 INSERTs after TRUNCATE, then: $(echo "$res" | tail -n +2)"
+[ "$n3" -ge 5 ] && [ "$n3" -ge $((n1 - 1)) ] && tap_ok "after TRUNCATE the table fills the drive again ($n3 INSERTs)" \
   || tap_not_ok "after TRUNCATE the table fills the drive again" "$n3 INSERTs (first table: $n1)"
 ok_if "CHECKPOINT" psql_q -c "CHECKPOINT"
 checks "at the end"
