@@ -21,7 +21,8 @@
  * Only the times of data writes, and the length of a file extended with
  * zeros (PostgreSQL's relation extension), are kept in memory until
  * fsync, close or unmount: zeros past the object's end read as zeros
- * whether or not the drive's length covers them.  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
+ * whether or not the drive's length covers them.  Their space is promised
+ * against the drive's free space at the write (space.c).  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
  *
  * Locking: fs->lock guards the inode table and reference counts; each
  * inode's lock guards its fields, directory and xattrs; fs->ns_lock
