@@ -16,6 +16,15 @@ ofs_init full-fs
 ok_if "small drive starts (256 MiB)" drive_start 256M
 ok_if "ossdfs mounts" fs_mount
 
+# zeros appended stay off the drive, but their space counts as used
+a0=$(stat -f -c %a "$mnt"); f0=$(stat -f -c %f "$mnt")
+dd if=/dev/zero of="$mnt/prom" bs=8k count=8192 status=none
+a1=$(stat -f -c %a "$mnt"); f1=$(stat -f -c %f "$mnt")
+[ $((a0 - a1)) -ge 16000 ] && [ $((f0 - f1)) -lt 1000 ] \
+  && tap_ok "64 MiB of appended zeros: not on the drive, but not available (statfs)" \
+  || tap_not_ok "64 MiB of appended zeros: not on the drive, but not available" "avail $a0 -> $a1, free $f0 -> $f1 (4 KiB blocks)"
+ok_if "rm gives the promised space back" sh -c "rm '$mnt/prom' && [ \$(stat -f -c %a '$mnt') -ge $((a0 - 100)) ]"
+
 # PostgreSQL's pattern in one process: extend files with zero pages, write
 # the pages for real later, fsync, close.  Prints one line per step.
 cat >"$work/fill.py" <<'PY'
