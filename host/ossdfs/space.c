@@ -189,8 +189,10 @@ space_refresh_locked (struct fs *fs)
   struct fs_space *sp = &fs->space;
   Ossd__InfoResult *info = NULL;
   ossd_error err = { 0 };
+  uint64_t t0 = ossd_mono_ns ();
   int r = ossd_info (fs->o, &info, &err);
 
+  stats_done (fs, SC_DRIVE_INFO, t0);
   if (r < 0)
     return fs_fail (fs, r, &err, "INFO", 0);
   sp->avail = (int64_t) info->free_bytes - (int64_t) sp->promised

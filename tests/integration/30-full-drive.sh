@@ -18,8 +18,13 @@ ok_if "small drive starts (256 MiB)" drive_start 256M
 ok_if "ossdfs mounts" fs_mount
 
 # zeros appended stay off the drive, but their space counts as used
+stat_of () { getfattr --only-values -n user.ossd.stats "$mnt" 2>/dev/null | awk -v k="$1" '$1 == k {print $2}'; }
 a0=$(stat -f -c %a "$mnt"); f0=$(stat -f -c %f "$mnt")
+setfattr -n user.ossd.stats -v 0 "$mnt"
 dd if=/dev/zero of="$mnt/prom" bs=8k count=8192 status=none
+n=$(stat_of drive.info)
+[ "${n:-0}" -le 2 ] && tap_ok "8192 zero pages far from full: ${n:-0} INFO reads (at most 2)" \
+  || tap_not_ok "8192 zero pages far from full: at most 2 INFO reads" "$n"
 a1=$(stat -f -c %a "$mnt"); f1=$(stat -f -c %f "$mnt")
 [ $((a0 - a1)) -ge 16000 ] && [ $((f0 - f1)) -lt 1000 ] \
   && tap_ok "64 MiB of appended zeros: not on the drive, but not available (statfs)" \
