@@ -36,14 +36,22 @@ sim_get (struct ftl *f, struct sim_obj *sim, size_t *nsim, uint64_t pid,
   return s;
 }
 
+/* Validation also counts space: *new_sectors is how many sectors the
+ * batch may newly map (checked against the capacity), *prog_sectors how
+ * many it may program (for the free blocks it needs).  A write to an
+ * object that existed before the batch and no earlier op touched maps
+ * only its unmapped sectors, and SET LENGTH and PUNCH map none (they
+ * rewrite mapped edge sectors at most), so removing a file or updating
+ * its metadata works on a full drive (DESIGN.md "Faults"). */
 static int
 validate (struct ftl *f, const struct ftl_op *ops, size_t n, size_t *bad,
-          uint64_t *new_sectors, ftl_error *err)
+          uint64_t *new_sectors, uint64_t *prog_sectors, ftl_error *err)
 {
   struct sim_obj *sim = calloc (n ? n : 1, sizeof *sim);
   size_t nsim = 0;
   int r = 0;
   *new_sectors = 0;
+  *prog_sectors = 0;
   if (!sim)
     return ftl_fail (err, -ENOMEM, "out of memory");
   for (size_t i = 0; i < n && r == 0; i++)
@@ -95,16 +103,23 @@ validate (struct ftl *f, const struct ftl_op *ops, size_t n, size_t *bad,
             r = ftl_fail (err, -EFBIG, "op %zu: write beyond the maximum "
                           "object size", i);
           else if (op->len)
-            *new_sectors += ((op->off + op->len - 1) >> FTL_SECTOR_SHIFT)
-              - (op->off >> FTL_SECTOR_SHIFT) + 1;
+            {
+              uint64_t first = op->off >> FTL_SECTOR_SHIFT;
+              uint64_t end = ((op->off + op->len - 1) >> FTL_SECTOR_SHIFT) + 1;
+              struct ftl_object *o = s->changed ? NULL
+                : ftl_index_lookup (f, op->pid, op->oid);
+              *prog_sectors += end - first;
+              *new_sectors += o ? ftl_count_unmapped (f, o, first, end)
+                : end - first;
+            }
           break;
         case FTL_OP_PUNCH:
-          *new_sectors += 2;   /* partial edges are rewritten */
+          *prog_sectors += 2;   /* partial edges are rewritten */
           break;
         case FTL_OP_SET_LENGTH:
           if ((op->len >> FTL_SECTOR_SHIFT) >= 0xfffffff0ull)
             r = ftl_fail (err, -EFBIG, "op %zu: length too large", i);
-          *new_sectors += 1;
+          *prog_sectors += 1;   /* a shrink rewrites its last sector */
           break;
         case FTL_OP_SET_ATTR:
           if (op->len > FTL_ATTR_MAX_LEN || (op->len && !op->data))
@@ -128,18 +143,18 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
 {
   const struct nand_geometry *g = &f->nand.geo;
   size_t bad = 0;
-  uint64_t new_sectors;
+  uint64_t new_sectors, prog_sectors;
   if (!ops && n)
     return ftl_fail (err, -EINVAL, "batch of %zu ops without ops", n);
   pthread_mutex_lock (&f->lock);
-  int r = validate (f, ops, n, &bad, &new_sectors, err);
+  int r = validate (f, ops, n, &bad, &new_sectors, &prog_sectors, err);
   if (r == 0 && f->used_sectors + new_sectors > f->capacity_sectors)
     r = ftl_fail (err, -ENOSPC, "drive full: batch needs up to %llu new "
                   "sectors", (unsigned long long) new_sectors);
   if (r == 0)
     {
       /* free blocks for everything the batch may program, GC now */
-      uint64_t pages = (new_sectors + g->spp - 1) / g->spp + n + 2
+      uint64_t pages = (prog_sectors + g->spp - 1) / g->spp + n + 2
         + f->nstreams;
       uint32_t need = (uint32_t) ((pages + g->pages_per_block - 1)
                                   / g->pages_per_block) + f->gc_low + 2;

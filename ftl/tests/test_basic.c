@@ -307,6 +307,34 @@ test_enospc (void **state)
   assert_int_equal (ftl_stat_object (f, 1, 70, &info, &e), 0);
   assert_int_equal (info.size, off);   /* failed write applied nothing */
   assert_true (off + chunk > di.free_bytes);
+  /* fill the last sectors: now not one is free */
+  while ((r = ftl_write (f, 1, 70, off, w, 4096, &e)) == 0)
+    off += 4096;
+  assert_int_equal (r, -ENOSPC);
+  assert_int_equal (ftl_get_info (f, &di, &e), 0);
+  assert_int_equal (di.free_bytes, 0);
+  /* a batch that maps nothing new (overwrite, length, attribute) still
+   * applies on a full drive: ossdfs stores inodes that way at close */
+  {
+    size_t bad = 0;
+    struct ftl_op full[] = {
+      { .kind = FTL_OP_WRITE, .pid = 1, .oid = 70, .off = 4096, .len = 4096,
+        .data = w },
+      { .kind = FTL_OP_SET_LENGTH, .pid = 1, .oid = 70, .len = off + 65536 },
+      { .kind = FTL_OP_SET_ATTR, .pid = 1, .oid = 70, .attr_page = 0x10001,
+        .attr_number = 1, .data = w, .len = 96 },
+    };
+    assert_int_equal (ftl_apply_batch (f, full, 3, &bad, &e), 0);
+    assert_int_equal (ftl_stat_object (f, 1, 70, &info, &e), 0);
+    assert_int_equal (info.size, off + 65536);
+    /* one that would map a new sector still fails, and changes nothing */
+    full[0].off = off + 8192;
+    assert_int_equal (ftl_apply_batch (f, full, 1, &bad, &e), -ENOSPC);
+    full[1].len = off;
+    assert_int_equal (ftl_apply_batch (f, &full[1], 1, &bad, &e), 0);
+    assert_int_equal (ftl_stat_object (f, 1, 70, &info, &e), 0);
+    assert_int_equal (info.size, off);
+  }
   /* overwriting in place still works when full, GC keeps up */
   for (int i = 0; i < 200; i++)
     assert_int_equal (ftl_write (f, 1, 70, ((uint64_t) i * 7919 % (off / 4096))

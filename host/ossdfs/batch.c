@@ -140,11 +140,23 @@ batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
   uint32_t failed = 0;
   char cmd[96];
   uint64_t t0 = ossd_mono_ns ();
+  uint64_t bytes = 0;
   int r;
 
   if (b->n == 0)
     return 0;
+  /* the writes may map new sectors: space.c counts them */
+  for (size_t i = 0; i < b->n; i++)
+    if (b->op[i].op_case == OSSD__COMPOUND_OP__OP_WRITE
+        && b->op[i].write->data.len)
+      {
+        uint64_t off = b->op[i].write->offset;
+        uint64_t end = off + b->op[i].write->data.len;
+        bytes += ((end + 4095) & ~4095ull) - (off & ~4095ull);
+      }
+  space_batch_begin (fs, bytes);
   r = ossd_compound (fs->o, b->opp, b->n, &failed, &err);
+  space_batch_end (fs, bytes);
   fs_modified (fs);
   stats_done (fs, SC_DRIVE_COMPOUND, t0);
   if (r < 0)

@@ -10,7 +10,11 @@
  * extends a relation with a zero page, then writes the page for real) do
  * not go to the drive: they only raise the file size, and the object's
  * length follows at the next write past it, or with SET LENGTH at fsync,
- * fdatasync, close or unmount.  The drive reads zeros there either way. */
+ * fdatasync, close or unmount.  The drive reads zeros there either way.
+ * Such zeros, and fallocate, promise their sectors (space.c): when the
+ * drive's free space cannot cover them the zeros go to the drive like any
+ * write, so a full drive fails the write itself with ENOSPC, never the
+ * later write of the real page, an fsync or a close. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -143,6 +147,7 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
   struct fs *fs = req_fs (req);
   struct inode *ip;
   ossd_error err = { 0 };
+  struct space_ticket ticket = { 0 };
   uint64_t t0;
   int r = inode_get (fs, ino_to_oid (ino), &ip);
 
@@ -161,7 +166,8 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
     {
       bool appended = false;
       pthread_mutex_lock (&ip->lock);
-      if ((uint64_t) off >= ip->drive_size && !ip->removed)
+      if ((uint64_t) off >= ip->drive_size && !ip->removed
+          && space_promise (fs, ip, (uint64_t) off, size) == 0)
         {
           if ((uint64_t) off + size > ip->size)
             ip->size = (uint64_t) off + size;
@@ -179,12 +185,27 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
           return;
         }
     }
+  if (size)
+    {
+      pthread_mutex_lock (&ip->lock);
+      r = space_write_begin (fs, ip, (uint64_t) off, size, &ticket);
+      pthread_mutex_unlock (&ip->lock);
+      if (r < 0)
+        {
+          inode_put (fs, ip);
+          fuse_reply_err (req, -r);
+          return;
+        }
+    }
   t0 = ossd_mono_ns ();
   if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
                                size, &err)) < 0)
     r = fs_fail (fs, r, &err, "WRITE", ip->oid);
   if (size)
-    fs_modified (fs);
+    {
+      fs_modified (fs);
+      space_write_end (fs, ip, (uint64_t) off, size, &ticket, r);
+    }
   stats_done (fs, SC_DRIVE_WRITE, t0);
   if (r == 0)
     {
@@ -268,6 +289,7 @@ remove_orphan (struct fs *fs, struct inode *ip)
           ip->removed = true;
           ip->orphan = false;
           ip->dirty = false;
+          space_drop (fs, ip, 0, UINT64_MAX);
         }
     }
   pthread_mutex_unlock (&ip->lock);
@@ -343,13 +365,19 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
   pthread_mutex_lock (&ip->lock);
   if (mode == 0)
     {
-      /* Objects allocate on write: only the length changes. */
-      if (end > ip->size)
+      /* Objects allocate on write: only the length changes, and the new
+       * sectors are promised (space.c), so the call fails if the drive
+       * cannot store them. */
+      if (end > ip->size
+          && (r = space_promise (fs, ip, ip->size, end - ip->size)) == 0)
         {
           r = ossd_set_length (fs->o, fs->pid, ip->oid, end, &err);
           fs_modified (fs);
           if (r < 0)
-            r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
+            {
+              r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
+              space_drop (fs, ip, ip->size, UINT64_MAX);
+            }
           else
             {
               ip->size = ip->drive_size = end;
@@ -360,7 +388,13 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
         }
     }
   else if (mode == FALLOC_FL_KEEP_SIZE)
-    r = 0;
+    {
+      /* sectors past the object's end on the drive are surely unmapped:
+       * promise those */
+      uint64_t from = (uint64_t) off > ip->drive_size ? (uint64_t) off
+        : ip->drive_size;
+      r = end > from ? space_promise (fs, ip, from, end - from) : 0;
+    }
   else if (mode == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE))
     {
       if ((uint64_t) off < ip->size)
@@ -371,6 +405,8 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
           fs_modified (fs);
           if (r < 0)
             r = fs_fail (fs, r, &err, "PUNCH", ip->oid);
+          else
+            space_drop (fs, ip, (uint64_t) off, (uint64_t) off + n);
         }
     }
   else

@@ -112,6 +112,7 @@ inode_free (struct inode *ip)
 {
   dir_free (ip->dir);
   xattr_free (ip);
+  free (ip->promise);
   pthread_mutex_destroy (&ip->lock);
   free (ip);
 }
@@ -296,6 +297,8 @@ maybe_free (struct fs *fs, struct inode *ip)
         *pp = ip->hnext;
         break;
       }
+  /* nothing can write it now: unwritten promises go back */
+  space_drop (fs, ip, 0, UINT64_MAX);
   inode_free (ip);
 }
 

@@ -317,6 +317,7 @@ main (int argc, char **argv)
   atomic_store (&fs.flushed_gen, UINT64_MAX);   /* the first FLUSH goes */
   pthread_mutex_init (&fs.lock, NULL);
   pthread_mutex_init (&fs.ns_lock, NULL);
+  space_init (&fs);
   copts.slots = 2;
   copts.max_slots = o.slots;
   copts.timeout_ms = o.timeout_ms;

@@ -219,6 +219,7 @@ apply_drop (struct fs *fs, struct held *h, struct inode *ip,
     case DROP_REMOVE:
       ip->removed = true;
       ip->dirty = false;
+      space_drop (fs, ip, 0, UINT64_MAX);
       break;
     }
 }
@@ -398,6 +399,7 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
           ip->size = ip->drive_size = (uint64_t) attr->st_size;
           if (ip->allocated > ip->size)
             ip->allocated = ip->size;
+          space_drop (fs, ip, ip->size, UINT64_MAX);
         }
       inode_stat (ip, &st);
     }
@@ -981,7 +983,12 @@ fsop_statfs (fuse_req_t req, fuse_ino_t ino)
   sv.f_frsize = 4096;
   sv.f_blocks = info->capacity_bytes / 4096;
   sv.f_bfree = info->free_bytes / 4096;
-  sv.f_bavail = sv.f_bfree;
+  {
+    /* space promised to zeros kept off the drive is not available */
+    uint64_t promised = space_promised (fs);
+    sv.f_bavail = info->free_bytes > promised
+      ? (info->free_bytes - promised) / 4096 : 0;
+  }
   sv.f_files = sv.f_blocks;
   sv.f_ffree = sv.f_files > info->objects ? sv.f_files - info->objects : 0;
   sv.f_favail = sv.f_ffree;

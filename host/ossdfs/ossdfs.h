@@ -21,7 +21,8 @@
  * Only the times of data writes, and the length of a file extended with
  * zeros (PostgreSQL's relation extension), are kept in memory until
  * fsync, close or unmount: zeros past the object's end read as zeros
- * whether or not the drive's length covers them.  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
+ * whether or not the drive's length covers them.  Their space is promised
+ * against the drive's free space at the write (space.c).  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
  *
  * Locking: fs->lock guards the inode table and reference counts; each
  * inode's lock guards its fields, directory and xattrs; fs->ns_lock
@@ -69,6 +70,12 @@ struct dinode
   struct timespec atime, mtime, ctime, btime;
 };
 
+/* A byte range [start, end). */
+struct span
+{
+  uint64_t start, end;
+};
+
 struct inode
 {
   struct inode *hnext;        /* fs inode table chain */
@@ -89,6 +96,9 @@ struct inode
   struct dir *dir;            /* directory contents, loaded on demand */
   struct xattr *xattrs;       /* extended attributes (loaded with inode) */
   uint64_t cap_version;       /* the object's capability version (caps.c) */
+  struct span *promise;       /* sectors promised to zeros not on the
+                                 drive (space.c) */
+  size_t npromise, cappromise;
 };
 
 /* stats.c: what is counted (one call count and total time each). */
@@ -99,11 +109,22 @@ enum fs_stat
   SC_WRITE_ZERO, SC_DRIVE_WRITE, SC_DRIVE_READ, SC_DRIVE_COMPOUND,
   SC_DRIVE_FLUSH, SC_DRIVE_FLUSH_SKIPPED,
   SC_LOOP_SLEEP, SC_LOOP_CONCURRENT,
+  SC_DRIVE_INFO,
   SC_COUNT
 };
 struct fs_stats
 {
   _Atomic uint64_t n[SC_COUNT], ns[SC_COUNT];
+};
+
+/* space.c: drive space promised to zeros kept off the drive. */
+struct fs_space
+{
+  pthread_mutex_t lock;
+  bool known;                 /* avail was set from an INFO */
+  int64_t avail;              /* lower bound: drive free bytes - promised */
+  uint64_t promised;          /* sector bytes promised, not yet written */
+  uint64_t inflight;          /* sector bytes of writes not yet answered */
 };
 
 struct fs
@@ -131,6 +152,7 @@ struct fs
   uint64_t cap_ttl_ns;
   bool kernel_group_set;
   gid_t kernel_gid;
+  struct fs_space space;      /* space.c */
 };
 
 /* ---- errors.c ---------------------------------------------------------- */
@@ -171,6 +193,33 @@ void fs_modified (struct fs *fs);
 /* FLUSH the drive unless nothing changed since the last FLUSH; returns 0
  * or a negative errno (logged, naming oid). */
 int fs_flush (struct fs *fs, uint64_t oid);
+
+/* ---- space.c ----------------------------------------------------------- */
+void space_init (struct fs *fs);
+/* Promise the sectors of [off, off+len) of ip (ip->lock held) that are not
+ * yet promised: 0, or -ENOSPC when the drive's free space does not cover
+ * them beside every other promise (or -ENOMEM). */
+int space_promise (struct fs *fs, struct inode *ip, uint64_t off,
+                   uint64_t len);
+/* Around a data write of [off, off+len) of ip: begin (ip->lock held)
+ * returns -ENOSPC if it would surely map sectors the promises need; end
+ * (ip->lock not held) gets the write's result and takes the written
+ * sectors off ip's promise. */
+struct space_ticket
+{
+  uint64_t bytes, maybe;
+};
+int space_write_begin (struct fs *fs, struct inode *ip, uint64_t off,
+                       uint64_t len, struct space_ticket *t);
+void space_write_end (struct fs *fs, struct inode *ip, uint64_t off,
+                      uint64_t len, const struct space_ticket *t, int r);
+/* Around a COMPOUND that writes `bytes` (sector-rounded) of metadata. */
+void space_batch_begin (struct fs *fs, uint64_t bytes);
+void space_batch_end (struct fs *fs, uint64_t bytes);
+/* Drop ip's promises of whole sectors in [off, end) (ip->lock held, or ip
+ * unreachable): truncate, punch, remove. */
+void space_drop (struct fs *fs, struct inode *ip, uint64_t off, uint64_t end);
+uint64_t space_promised (struct fs *fs);
 
 /* ---- loop.c ------------------------------------------------------------- */
 /* After fuse_session_mount: install the device I/O (non-blocking reads,

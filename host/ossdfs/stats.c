@@ -35,6 +35,7 @@ static const char *const stat_names[SC_COUNT] = {
   [SC_DRIVE_FLUSH_SKIPPED] = "drive.flush_skipped",
   [SC_LOOP_SLEEP] = "loop.sleep",         /* a reader waited (loop.c) */
   [SC_LOOP_CONCURRENT] = "loop.concurrent",  /* entered concurrent mode */
+  [SC_DRIVE_INFO] = "drive.info",         /* free space read (space.c) */
 };
 
 void
