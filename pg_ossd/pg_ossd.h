@@ -54,6 +54,9 @@ extern bool ossd_segment_object(Relation rel, int segno, char **uri,
 								uint64 *pid, uint64 *oid, uint64 *size);
 extern struct ossd *ossd_get_connection(const char *uri);
 extern void ossd_forget_connection(const char *uri);
+extern int	ossd_wait_interrupted(void *arg);
+extern __thread volatile bool *ossd_thread_abandon_wait;
+extern void ossd_interrupts_after_wait(int status);
 extern List *ossd_known_devices(void);
 
 /* ossd_pushdown.c */
