@@ -115,4 +115,107 @@ ok_if "after the restart: files written before are there" grep -q again-during "
 ok_if "after the restart: 8 MiB written and read back" \
   sh -c "head -c 8M /dev/urandom >'$work/8m' && cp '$work/8m' '$mnt/8m' && sync '$mnt/8m' && cmp '$work/8m' '$mnt/8m'"
 
+# ---- PostgreSQL ------------------------------------------------------------
+mkdir -p "$mnt/ts" && chown postgres: "$mnt/ts"
+ok_if "initdb (as postgres)" pg_init
+cat >>"$pgdata/postgresql.conf" <<CONF
+shared_preload_libraries = 'pg_ossd'
+lc_messages = 'C'
+autovacuum = off
+jit = off
+max_parallel_workers_per_gather = 0
+ossd.timeout_ms = $pg_timeout
+CONF
+ok_if "PostgreSQL starts" pg_start
+ok_if "tablespace on the mount, pg_ossd" psql_q -c "CREATE TABLESPACE ossd LOCATION '$mnt/ts'" -c "CREATE EXTENSION pg_ossd"
+ok_if "a table of 300000 rows on the drive" psql_q -c "CREATE TABLE t (id int, v int) TABLESPACE ossd" \
+  -c "INSERT INTO t SELECT i, i % 1000 FROM generate_series(1, 300000) i" -c "VACUUM (FREEZE) t" -c "CHECKPOINT"
+q="SELECT count(*) FROM t WHERE v % 7 = 3"
+force="SET ossd.force_offload = on"
+expect=$(psql_q -c "SET ossd.enabled = off" -c "$q")
+psql_q -c "$force" -c "EXPLAIN (COSTS OFF) $q" | grep -q OssdScan \
+  && tap_ok "the query is offloaded" || tap_not_ok "the query is offloaded" "$(psql_q -c "$force" -c "EXPLAIN (COSTS OFF) $q")"
+got=$(psql_q -c "$force" -c "$q")
+[ "$got" = "$expect" ] && tap_ok "offloaded count on a healthy drive ($got)" || tap_not_ok "offloaded count on a healthy drive" "$got, want $expect"
+
+# psql as postgres with application_name $1, the rest its arguments
+psql_app () {
+  local app=$1; shift
+  pg_as env PGAPPNAME="$app" "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"
+}
+# signal_backend FUNC APP: pg_cancel_backend / pg_terminate_backend the
+# backend of application APP once it runs a query.
+signal_backend () {
+  local i n
+  for i in $(seq 50); do
+    n=$(psql_q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$2' AND state = 'active'")
+    [ "$n" = 1 ] && break
+    sleep 0.1
+  done
+  psql_q -c "SELECT $1(pid) FROM pg_stat_activity WHERE application_name = '$2'" >/dev/null
+}
+
+drive_stop
+t0=$(now_ms)
+out=$(psql_q -c "$force" -c "$q" 2>&1); rc=$?
+elapsed_ok "offloaded query, drive stopped before: fails within ossd.timeout_ms" "$t0" $(( pg_timeout + 3000 ))
+[ $rc != 0 ] && echo "$out" | grep -qF "$sock" && echo "$out" | grep -q "$pg_timeout ms" \
+  && tap_ok "the ERROR names the drive and the timeout" || tap_not_ok "the ERROR names the drive and the timeout" "rc=$rc: $out"
+
+t0=$(now_ms)
+out=$(psql_q -c "$force" -c "SET ossd.timeout_ms = 60000" -c "SET statement_timeout = '2s'" -c "$q" 2>&1); rc=$?
+elapsed_ok "statement_timeout = 2s cancels the wait on the drive" "$t0" 3500
+echo "$out" | grep -q "statement timeout" && tap_ok "... as a statement timeout" || tap_not_ok "... as a statement timeout" "rc=$rc: $out"
+
+for sig in pg_cancel_backend pg_terminate_backend; do
+  psql_app victim -c "$force" -c "SET ossd.timeout_ms = 60000" -c "$q" >"$work/victim.out" 2>&1 &
+  vpid=$!
+  signal_backend "$sig" victim
+  t0=$(now_ms)
+  if wait_gone "$vpid" 10; then
+    elapsed_ok "$sig interrupts the wait on the drive" "$t0" 2000
+    grep -q "canceling statement due to user request\|terminating connection due to administrator command" "$work/victim.out" \
+      && tap_ok "... with the usual message" || tap_not_ok "... with the usual message" "$(cat "$work/victim.out")"
+  else
+    tap_not_ok "$sig interrupts the wait on the drive" "the query still runs 10 s later"
+  fi
+done
+drive_cont
+got=$(psql_q -c "$force" -c "$q" 2>&1)
+[ "$got" = "$expect" ] && tap_ok "after SIGCONT: the offloaded query works ($got)" || tap_not_ok "after SIGCONT: the offloaded query works" "$got"
+
+# stopped while a backend holds its connection: its next query times out
+psql_q -c "$force" -c "$q" -c "SELECT pg_sleep(3)" -c "$q" >"$work/during.out" 2>&1 &
+bpid=$!
+sleep 1.5
+drive_stop
+if wait_gone "$bpid" $(( 3 + pg_timeout / 1000 + 5 )); then
+  grep -q "$pg_timeout ms" "$work/during.out" && [ "$(head -1 "$work/during.out")" = "$expect" ] \
+    && tap_ok "drive stopped during a session: its next offloaded query fails with the timeout" \
+    || tap_not_ok "drive stopped during a session: its next offloaded query fails with the timeout" "$(cat "$work/during.out")"
+else
+  tap_not_ok "drive stopped during a session: its next offloaded query fails with the timeout" "still running"
+fi
+drive_cont
+
+# restart of the drive under a long-lived backend
+psql_q -c "$force" -c "$q" -c "SELECT pg_sleep(6)" -c "$q" >"$work/restart.out" 2>&1 &
+bpid=$!
+sleep 1.5
+drive_kill
+drive_restart >/dev/null && drive_open_for_postgres
+if wait_gone "$bpid" 30; then
+  [ "$(cat "$work/restart.out")" = "$expect
+
+$expect" ] && tap_ok "drive restarted under a backend: its next offloaded query succeeds" \
+    || tap_not_ok "drive restarted under a backend: its next offloaded query succeeds" "$(cat "$work/restart.out")"
+else
+  tap_not_ok "drive restarted under a backend: its next offloaded query succeeds" "still running"
+fi
+got=$(psql_q -c "$force" -c "$q" 2>&1)
+[ "$got" = "$expect" ] && tap_ok "a new session after the restart: offloaded query works" || tap_not_ok "a new session after the restart: offloaded query works" "$got"
+ok_if "writes to the tablespace after the restart" psql_q -c "INSERT INTO t SELECT i, 0 FROM generate_series(1, 1000) i" -c "CHECKPOINT"
+ok_if "stop PostgreSQL" pg_stop
+ok_if "unmount" fs_umount
+
 tap_done
