@@ -32,6 +32,7 @@
 #include "ossd_transport.h"
 
 #define WAIT_SLICE_MS 100       /* longest sleep between checks */
+#define IDLE_PROBE_NS 1000000   /* idle this long: check for a lost peer */
 
 struct nbd_conn
 {
@@ -45,6 +46,7 @@ struct nbd_conn
   bool dropped;                /* a wait gave up: socket shut down */
   unsigned waiters;            /* threads inside nbd_wait */
   unsigned active;             /* threads with commands in flight */
+  uint64_t idle_since_ns;      /* when active last dropped to 0 */
 };
 
 /* Completion state of one command (lives on the waiter's stack). */
@@ -249,7 +251,8 @@ nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
     }
   r = nbd_wait (t, cmds, n, why, whylen);
   pthread_mutex_lock (&c->lock);
-  c->active--;
+  if (--c->active == 0)
+    c->idle_since_ns = ossd_mono_ns ();
   pthread_mutex_unlock (&c->lock);
   for (size_t i = 0; i < n; i++)
     {
@@ -304,7 +307,8 @@ nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
   else
     r = nbd_wait (t, &cmd, 1, why, whylen);
   pthread_mutex_lock (&c->lock);
-  c->active--;
+  if (--c->active == 0)
+    c->idle_since_ns = ossd_mono_ns ();
   pthread_mutex_unlock (&c->lock);
   if (r == 0 && cmd.error)
     {
@@ -339,7 +343,10 @@ nbd_t_close (struct ossd_transport *t)
 
 /* Gone for good: dropped by a wait, dead in libnbd, or - probed only
  * while no command is in flight - readable, which on an idle NBD
- * connection means the server closed it (it never speaks unasked). */
+ * connection means the server closed it (it never speaks unasked).  The
+ * probe (a poll(2)) is skipped when the connection was busy a moment
+ * ago: back-to-back calls pay nothing, and a drive takes far longer
+ * than that to restart. */
 static bool
 nbd_t_lost (struct ossd_transport *t)
 {
@@ -348,7 +355,8 @@ nbd_t_lost (struct ossd_transport *t)
 
   pthread_mutex_lock (&c->lock);
   lost = c->dropped;
-  if (!lost && c->active == 0 && !c->polling && c->fd >= 0)
+  if (!lost && c->active == 0 && !c->polling && c->fd >= 0
+      && ossd_mono_ns () - c->idle_since_ns >= IDLE_PROBE_NS)
     {
       struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
       lost = poll (&p, 1, 0) > 0;
