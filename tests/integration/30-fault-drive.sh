@@ -116,6 +116,11 @@ ok_if "after the restart: 8 MiB written and read back" \
   sh -c "head -c 8M /dev/urandom >'$work/8m' && cp '$work/8m' '$mnt/8m' && sync '$mnt/8m' && cmp '$work/8m' '$mnt/8m'"
 
 # ---- PostgreSQL ------------------------------------------------------------
+# The extension is installed in the system directories, shared by every
+# tree: say so when the one installed is not this tree's build.
+cmp -s "$top/pg_ossd/pg_ossd.so" "$(pg_config --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)/pg_ossd.so" \
+  && tap_ok "the installed pg_ossd.so is this tree's build" \
+  || tap_not_ok "the installed pg_ossd.so is this tree's build" "run make pg-ossd-install (under the install lock) first"
 mkdir -p "$mnt/ts" && chown postgres: "$mnt/ts"
 ok_if "initdb (as postgres)" pg_init
 cat >>"$pgdata/postgresql.conf" <<CONF
@@ -141,7 +146,7 @@ got=$(psql_q -c "$force" -c "$q")
 # psql as postgres with application_name $1, the rest its arguments
 psql_app () {
   local app=$1; shift
-  pg_as env PGAPPNAME="$app" "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"
+  timeout -k 5 60 runuser -u postgres -- env PGAPPNAME="$app" "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"
 }
 # signal_backend FUNC APP: pg_cancel_backend / pg_terminate_backend the
 # backend of application APP once it runs a query.
@@ -155,15 +160,17 @@ signal_backend () {
   psql_q -c "SELECT $1(pid) FROM pg_stat_activity WHERE application_name = '$2'" >/dev/null
 }
 
+# psql bounded by timeout(1): a build without deadlines would wait forever
+psql_t () { timeout -k 5 60 runuser -u postgres -- "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"; }
 drive_stop
 t0=$(now_ms)
-out=$(psql_q -c "$force" -c "$q" 2>&1); rc=$?
+out=$(psql_t -c "$force" -c "$q" 2>&1); rc=$?
 elapsed_ok "offloaded query, drive stopped before: fails within ossd.timeout_ms" "$t0" $(( pg_timeout + 3000 ))
 [ $rc != 0 ] && echo "$out" | grep -qF "$sock" && echo "$out" | grep -q "$pg_timeout ms" \
   && tap_ok "the ERROR names the drive and the timeout" || tap_not_ok "the ERROR names the drive and the timeout" "rc=$rc: $out"
 
 t0=$(now_ms)
-out=$(psql_q -c "$force" -c "SET ossd.timeout_ms = 60000" -c "SET statement_timeout = '2s'" -c "$q" 2>&1); rc=$?
+out=$(psql_t -c "$force" -c "SET ossd.timeout_ms = 60000" -c "SET statement_timeout = '2s'" -c "$q" 2>&1); rc=$?
 elapsed_ok "statement_timeout = 2s cancels the wait on the drive" "$t0" 3500
 echo "$out" | grep -q "statement timeout" && tap_ok "... as a statement timeout" || tap_not_ok "... as a statement timeout" "rc=$rc: $out"
 
@@ -185,7 +192,7 @@ got=$(psql_q -c "$force" -c "$q" 2>&1)
 [ "$got" = "$expect" ] && tap_ok "after SIGCONT: the offloaded query works ($got)" || tap_not_ok "after SIGCONT: the offloaded query works" "$got"
 
 # stopped while a backend holds its connection: its next query times out
-psql_q -c "$force" -c "$q" -c "SELECT pg_sleep(3)" -c "$q" >"$work/during.out" 2>&1 &
+psql_t -c "$force" -c "$q" -c "SELECT pg_sleep(3)" -c "$q" >"$work/during.out" 2>&1 &
 bpid=$!
 sleep 1.5
 drive_stop
@@ -199,7 +206,7 @@ fi
 drive_cont
 
 # restart of the drive under a long-lived backend
-psql_q -c "$force" -c "$q" -c "SELECT pg_sleep(6)" -c "$q" >"$work/restart.out" 2>&1 &
+psql_t -c "$force" -c "$q" -c "SELECT pg_sleep(6)" -c "$q" >"$work/restart.out" 2>&1 &
 bpid=$!
 sleep 1.5
 drive_kill
