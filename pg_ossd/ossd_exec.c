@@ -104,6 +104,8 @@ reader_main(void *arg)
 {
 	OssdStreamCtx *s = arg;
 
+	/* a wait on the drive ends when the backend stops the stream */
+	ossd_thread_abandon_wait = (volatile bool *) &s->cancel;
 	for (;;)
 	{
 		Ossd__Response *resp = NULL;
@@ -645,7 +647,8 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 
 	memset(&err, 0, sizeof(err));
 	if (ossd_stream_start(o, &req, &s->stream, &err) < 0 &&
-		(err.status == OSSD_STATUS_TRANSPORT || err.status == OSSD__STATUS__ERR_SLOT))
+		((err.status == OSSD_STATUS_TRANSPORT && err.errnum != ETIMEDOUT) ||
+		 err.status == OSSD__STATUS__ERR_SLOT))
 	{
 		/* a cached connection whose slot lease lapsed: reconnect once */
 		ossd_forget_connection(ss->uri);
@@ -657,6 +660,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	}
 	if (s->stream == NULL)
 	{
+		ossd_interrupts_after_wait(err.status);
 		if (err.status == OSSD_STATUS_TRANSPORT)
 			ossd_forget_connection(ss->uri);
 		ereport(ERROR,
@@ -1021,7 +1025,10 @@ take_chunk(OssdScanState *ss, bool wait)
 		if (end)
 		{
 			if (failed)
+			{
+				ossd_interrupts_after_wait(s->status);
 				device_error(ss, msg);
+			}
 			return false;
 		}
 		if (!wait)

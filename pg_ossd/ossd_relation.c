@@ -13,6 +13,12 @@
  * mapping behind.
  *
  * Connections to drives are kept per URI for the life of the backend.
+ * Every wait on a drive ends after ossd.timeout_ms, and sooner on a query
+ * cancel or a termination: libossd calls ossd_wait_interrupted during its
+ * waits, the call fails with ERR_CANCELLED, and the caller then lets
+ * CHECK_FOR_INTERRUPTS() raise the cancel (ossd_interrupts_after_wait):
+ * nothing is raised from inside libossd.  A drive that restarted is
+ * reconnected by libossd itself.
  *
  * The drive checks a capability on every command (docs/security.md);
  * this backend holds no key, so it asks ossdfs, which grants what the
@@ -53,10 +59,45 @@ typedef struct OssdConn
 	char	   *uri;
 	ossd_t	   *o;
 	uint64		kernel_cap_expiry_ns;	/* 0: none obtained */
+	int			timeout_ms;		/* ossd.timeout_ms when connected */
 } OssdConn;
 
 /* Ask ossdfs again for a capability this long before it expires. */
 #define CAP_RENEW_NS (UINT64CONST(600) * 1000000000)
+
+/*
+ * Set by a thread of ours that waits on a drive for the backend (the scan
+ * stream reader, ossd_exec.c) to its "stop" flag.
+ */
+__thread volatile bool *ossd_thread_abandon_wait = NULL;
+
+/*
+ * libossd's interrupted hook: called every ~100 ms while a call waits for
+ * the drive, on the backend's thread or on a reader thread.  It only
+ * looks at flags (signal handlers set them); a nonzero answer makes the
+ * call fail with ERR_CANCELLED.
+ */
+int
+ossd_wait_interrupted(void *arg)
+{
+	if (QueryCancelPending || ProcDiePending)
+		return 1;
+	if (ossd_thread_abandon_wait && *ossd_thread_abandon_wait)
+		return 1;
+	return 0;
+}
+
+/*
+ * After a call on the drive failed: when it was cut short by a cancel or
+ * a termination, raise that now (the usual "canceling statement ..."
+ * ERROR or FATAL) rather than the call's own error.
+ */
+void
+ossd_interrupts_after_wait(int status)
+{
+	if (status == OSSD__STATUS__ERR_CANCELLED)
+		CHECK_FOR_INTERRUPTS();
+}
 
 static List *connections = NIL;
 static bool exit_hook_set = false;
@@ -286,12 +327,18 @@ ossd_get_connection(const char *uri)
 	foreach(lc, connections)
 	{
 		c = lfirst(lc);
-		if (strcmp(c->uri, uri) == 0)
+		if (strcmp(c->uri, uri) == 0 && c->timeout_ms == ossd_timeout_ms)
 		{
 			if (c->kernel_cap_expiry_ns != 0 &&
 				ossd_realtime_ns() + CAP_RENEW_NS > c->kernel_cap_expiry_ns)
 				c->kernel_cap_expiry_ns = ossd_add_kernel_capability(c->o, uri);
 			return c->o;
+		}
+		if (strcmp(c->uri, uri) == 0)
+		{
+			/* ossd.timeout_ms changed: connect again with the new one */
+			ossd_forget_connection(uri);
+			break;
 		}
 	}
 
@@ -311,12 +358,16 @@ ossd_get_connection(const char *uri)
 	opts.max_slots = 4;
 	opts.client_name = "pg_ossd";
 	opts.timeout_ms = ossd_timeout_ms;
+	opts.interrupted = ossd_wait_interrupted;
 	if (ossd_connect(uri, &opts, &o, &err) < 0)
+	{
+		ossd_interrupts_after_wait(err.status);
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("could not connect to OSSD drive \"%s\"", uri),
 				 errdetail("%s", err.msg),
 				 errhint("Check that the drive is running and that ossdfs is mounted.")));
+	}
 
 	if (!exit_hook_set)
 	{
@@ -328,6 +379,7 @@ ossd_get_connection(const char *uri)
 	c->uri = pstrdup(uri);
 	c->o = o;
 	c->kernel_cap_expiry_ns = ossd_add_kernel_capability(o, uri);
+	c->timeout_ms = ossd_timeout_ms;
 	connections = lappend(connections, c);
 	MemoryContextSwitchTo(oldcxt);
 	return o;

@@ -191,7 +191,8 @@ call_or_error(const char *uri, Ossd__Request *req, Ossd__Response **resp, const 
 	memset(&err, 0, sizeof(err));
 	*resp = NULL;
 	r = ossd_call(o, req, resp, &err);
-	if (r < 0 && (err.status == OSSD_STATUS_TRANSPORT || err.status == OSSD__STATUS__ERR_SLOT))
+	if (r < 0 && ((err.status == OSSD_STATUS_TRANSPORT && err.errnum != ETIMEDOUT) ||
+				  err.status == OSSD__STATUS__ERR_SLOT))
 	{
 		/* a cached connection whose slot lease lapsed: reconnect once */
 		if (*resp)
@@ -209,6 +210,7 @@ call_or_error(const char *uri, Ossd__Request *req, Ossd__Response **resp, const 
 		if (*resp)
 			ossd__response__free_unpacked(*resp, NULL);
 		*resp = NULL;
+		ossd_interrupts_after_wait(status);
 		if (status == OSSD_STATUS_TRANSPORT)
 			ossd_forget_connection(uri);
 		ereport(ERROR,

@@ -57,6 +57,9 @@ extern struct ossd *ossd_get_connection(const char *uri);
 extern void ossd_segment_capability(Relation rel, int segno, struct ossd *o);
 extern uint64 ossd_add_kernel_capability(struct ossd *o, const char *uri);
 extern void ossd_forget_connection(const char *uri);
+extern int	ossd_wait_interrupted(void *arg);
+extern __thread volatile bool *ossd_thread_abandon_wait;
+extern void ossd_interrupts_after_wait(int status);
 extern List *ossd_known_devices(void);
 extern bool ossd_device_uri_allowed(const char *uri, const char **why);
 

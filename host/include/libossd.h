@@ -8,6 +8,21 @@
  * Errors: calls return 0 or a negative value; on failure err (if not
  * NULL) gets the drive's status (enum ossd_status, Ossd__Status values)
  * or OSSD_STATUS_TRANSPORT, an errno, and the reason, naming the command.
+ *
+ * Deadlines: no call waits for the drive longer than timeout_ms at a time
+ * (connecting included, on transports that wait on a connection: NBD);
+ * then it fails with OSSD_STATUS_TRANSPORT / ETIMEDOUT and a message
+ * naming the drive and the timeout.  When the interrupted hook returns
+ * nonzero, the wait ends within ~100 ms and the call fails with
+ * OSSD__STATUS__ERR_CANCELLED / ECANCELED.  A wait that gives up drops
+ * the connection (the I/O in flight cannot be taken back otherwise): the
+ * other calls in flight on it fail with EIO.
+ *
+ * Reconnecting: when the connection is lost (the drive restarted, or a
+ * wait gave up on it), the next call opens the URI again and claims
+ * fresh slots by itself, within its deadline; a long-lived ossd_t keeps
+ * working.  Calls in flight when the connection died fail (EIO), never
+ * with a short success.
  */
 #ifndef LIBOSSD_H
 #define LIBOSSD_H
@@ -41,7 +56,8 @@ struct ossd_connect_opts
   uint32_t max_slots;          /* 0 = 4 */
   uint32_t max_chunk;          /* 0 = transport max transfer */
   const char *client_name;     /* shown in drive logs */
-  uint32_t timeout_ms;         /* overall per-call timeout, 0 = 60000 */
+  uint32_t timeout_ms;         /* longest wait for the drive, 0 = 60000;
+                                  keep it above the drive's long poll (2 s) */
   /* Latency against CPU: wait for a reply by polling for up to spin_us
    * before sleeping (NBD; 0 = sleep at once).  A sleep and wake-up costs
    * tens of microseconds on a virtual machine, a drive command not many
@@ -58,6 +74,12 @@ struct ossd_connect_opts
    * Without a key, calls carry the capabilities added with
    * ossd_add_capability. */
   const char *key_file;
+  /* Called during every wait for the drive, at least every ~100 ms, on
+   * the waiting thread (and with libossd's locks held: only look at
+   * flags, never call back into libossd nor longjmp).  Nonzero: stop
+   * waiting, the call fails with OSSD__STATUS__ERR_CANCELLED. */
+  int (*interrupted) (void *arg);
+  void *interrupted_arg;
 };
 
 int ossd_connect (const char *uri, const struct ossd_connect_opts *opts,

@@ -33,6 +33,18 @@ struct ossd_io
   int result;                  /* 0 or negative errno, set by the batch */
 };
 
+/* How long a transport may wait for the device, and how a caller stops a
+ * wait early (from the client's ossd_connect_opts).  A transport that
+ * waits on a connection (NBD) checks both at least every 100 ms, on the
+ * connect too; one that runs synchronous system calls (file, sg, nvme,
+ * inproc) cannot. */
+struct ossd_transport_wait
+{
+  uint32_t timeout_ms;         /* each wait; 0 = no limit */
+  int (*interrupted) (void *arg);  /* nonzero: give up the wait */
+  void *interrupted_arg;
+};
+
 struct ossd_transport_ops
 {
   const char *name;            /* "nbd", "file", "inproc", "sg", "nvme" */
@@ -49,6 +61,12 @@ struct ossd_transport_ops
    * them (the device may serve them in any order).  NULL: one by one. */
   int (*batch) (struct ossd_transport *t, struct ossd_io *ios, size_t n,
                 char *why, size_t whylen);
+  /* Optional: true when the connection is gone for good - the device
+   * closed it (it was restarted), or a wait timed out or was interrupted
+   * and the transport dropped the connection (I/Os still in flight could
+   * not be abandoned otherwise).  Every later I/O fails at once; the
+   * client then opens the URI again.  Cheap: called before each call. */
+  bool (*lost) (struct ossd_transport *t);
 };
 
 struct ossd_transport
@@ -66,12 +84,19 @@ struct ossd_transport
    * its master key (the client mints its capabilities from it). */
   bool has_master_key;
   uint8_t master_key[32];
+  struct ossd_transport_wait wait;  /* set by the opener */
 };
 
 /* Open `uri`; picks the transport by scheme.  Returns 0 or a negative
- * errno with a reason (unknown scheme, missing device, ...). */
-int ossd_transport_open (const char *uri, struct ossd_transport **out,
-                         char *why, size_t whylen);
+ * errno with a reason (unknown scheme, missing device, ...); -ETIMEDOUT
+ * or -ECANCELED when the connect outlived wait->timeout_ms or
+ * wait->interrupted said stop.  wait may be NULL (no limits). */
+int ossd_transport_open (const char *uri,
+                         const struct ossd_transport_wait *wait,
+                         struct ossd_transport **out, char *why,
+                         size_t whylen);
+/* Whether the transport's connection is gone for good (ops->lost). */
+bool ossd_transport_lost (struct ossd_transport *t);
 void ossd_transport_close (struct ossd_transport *t);
 /* Run a batch: concurrently where the transport can, else in order.
  * Returns 0 when every I/O succeeded, else the first error (each
@@ -86,8 +111,10 @@ int ossd_transport_pwrite (struct ossd_transport *t, const void *buf,
                            size_t whylen);
 
 /* Per-scheme constructors (rest = the URI after "scheme:"). */
-int ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,
-                             char *why, size_t whylen);
+int ossd_transport_open_nbd (const char *uri,
+                             const struct ossd_transport_wait *wait,
+                             struct ossd_transport **out, char *why,
+                             size_t whylen);
 int ossd_transport_open_file (const char *path, struct ossd_transport **out,
                               char *why, size_t whylen);
 int ossd_transport_open_inproc (const char *image,

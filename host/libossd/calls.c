@@ -72,6 +72,15 @@ client_size_hint (const Ossd__Request *req)
     }
 }
 
+/* A transport result that ends the connection: a wait that timed out or
+ * was interrupted, or a connection the drive closed. */
+static bool
+connection_gone (int r)
+{
+  return r == -ETIMEDOUT || r == -ECANCELED || r == -ENOTCONN
+    || r == -ECONNRESET || r == -EPIPE || r == -ESHUTDOWN;
+}
+
 /* Most calls a round of transport I/O: requests reqs[0..k) on slots[],
  * one each, and their answers into resps[].  A request that fits one
  * chunk is written in the same batch as the read of its response window:
@@ -99,7 +108,7 @@ call_round (ossd_t *o, struct client_slot **slots,
   size_t wio[ROUND_MAX], rio[ROUND_MAX], nio = 0;
   int sent[ROUND_MAX], first = 0;
   bool acked[ROUND_MAX];
-  char why[300];
+  char why[300] = "";
 
   ack_in_write = ack_in_write
     && (o->ctl.feature_bits & OSSD_FEATURE_ACK_IN_WRITE);
@@ -162,7 +171,16 @@ call_round (ossd_t *o, struct client_slot **slots,
           r = ios[wio[j]].result;
           client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
                             "sending to slot %u of %s: %s", slots[j]->index,
-                            o->uri, strerror (-r));
+                            o->uri, why);
+        }
+      else if (r == 0 && rio[j] != SIZE_MAX
+               && connection_gone (ios[rio[j]].result))
+        {
+          /* Reading again would only fail for another reason. */
+          r = ios[rio[j]].result;
+          client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
+                            "reading slot %u's response from %s: %s",
+                            slots[j]->index, o->uri, why);
         }
       else if (r == 0)
         r = client_recv_from (o, slots[j], seqs[j],
@@ -668,11 +686,13 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
                                           .len = client_response_read_size (o, lens[j] + 64),
                                           .off = rs * OSSD_LBA_SIZE, .write = false };
         }
-      if (k && ossd_transport_batch (o->t, ios, 2 * k, why, sizeof why) < 0 && r == 0)
+      int br = k ? ossd_transport_batch (o->t, ios, 2 * k, why, sizeof why) : 0;
+      if (br < 0 && r == 0)
         {
-          client_set_error (err, OSSD_STATUS_TRANSPORT, EIO,
+          /* EIO, or why the wait ended (ETIMEDOUT, ECANCELED). */
+          r = br == -ETIMEDOUT || br == -ECANCELED ? br : -EIO;
+          client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
                             "READ through %s: %s", o->uri, why);
-          r = -EIO;
         }
       for (size_t j = 0; j < k; j++)
         {
@@ -698,6 +718,8 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       if (len == 0)
         break;
     }
+  if (r < 0)
+    *nread = 0;                 /* a failed read is never a short one */
   return r;
 }
 
@@ -984,8 +1006,12 @@ ossd_volume_pread (ossd_t *o, void *buf, size_t len, uint64_t off,
 {
   char why[300];
   int r = volume_check (o, len, off, err);
-  if (r == 0 && (r = ossd_transport_pread (o->t, buf, len, off, why, sizeof why)) < 0)
-    client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+  if (r == 0 && (r = client_transport_get (o, err)) == 0)
+    {
+      if ((r = ossd_transport_pread (o->t, buf, len, off, why, sizeof why)) < 0)
+        client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+      client_transport_put (o);
+    }
   return r;
 }
 
@@ -995,8 +1021,12 @@ ossd_volume_pwrite (ossd_t *o, const void *buf, size_t len, uint64_t off,
 {
   char why[300];
   int r = volume_check (o, len, off, err);
-  if (r == 0 && (r = ossd_transport_pwrite (o->t, buf, len, off, why, sizeof why)) < 0)
-    client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+  if (r == 0 && (r = client_transport_get (o, err)) == 0)
+    {
+      if ((r = ossd_transport_pwrite (o->t, buf, len, off, why, sizeof why)) < 0)
+        client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
+      client_transport_put (o);
+    }
   return r;
 }
 
@@ -1022,9 +1052,16 @@ ossd_poll_events (ossd_t *o, uint64_t *cursor, Ossd__EventBatch **batch,
   h.nonce = o->nonce;
   h.total_length = n;
   ossd_frame_encode (&h, buf + OSSD_FRAME_HDR_SIZE, n, buf, OSSD_LBA_SIZE);
+  r = client_transport_get (o, err);
+  if (r < 0)
+    {
+      free (buf);
+      return r;
+    }
   r = ossd_transport_pwrite (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
   if (r == 0)
     r = ossd_transport_pread (o->t, buf, OSSD_LBA_SIZE, lba, why, sizeof why);
+  client_transport_put (o);
   if (r == 0)
     r = ossd_frame_decode (buf, OSSD_LBA_SIZE, &h, &chunk, why, sizeof why);
   if (r < 0)

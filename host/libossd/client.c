@@ -3,7 +3,15 @@
  * LBA), sending chunked requests and reading responses back chunk by
  * chunk, re-reading while the drive answers PENDING.  A request that fits
  * one chunk is encoded whole (client_encode_frame) so that calls.c can
- * put its write and the read of its answer in one transport batch. */
+ * put its write and the read of its answer in one transport batch.
+ *
+ * Deadlines and reconnecting: no wait here is longer than
+ * opts.timeout_ms, and each checks opts.interrupted every 100 ms (the
+ * transport's waits do the same).  When the transport lost its
+ * connection (the drive restarted, or a wait gave up on it), the next
+ * call that takes a slot opens the URI again and claims slots afresh,
+ * once the calls still holding slots on the old connection have failed
+ * and let go of them (client_reconnect). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -24,6 +32,8 @@ client_set_error (ossd_error *err, int status, int errnum, const char *fmt,
 
   if (!err)
     return;
+  if (status == OSSD_STATUS_TRANSPORT && errnum == ECANCELED)
+    status = OSSD__STATUS__ERR_CANCELLED;
   err->status = status;
   err->errnum = errnum;
   va_start (ap, fmt);
@@ -185,15 +195,185 @@ client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
   return s;
 }
 
+/* Sleep on o->cond (o->lock held) for at most 100 ms; -ETIMEDOUT past
+ * the deadline, -ECANCELED when the hook says stop. */
+static int
+client_wait_locked (ossd_t *o, uint64_t deadline_ns, const char *what,
+                    ossd_error *err)
+{
+  struct timespec ts;
+
+  if (ossd_mono_ns () >= deadline_ns)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, ETIMEDOUT,
+                        "%s on the drive at %s: nothing within %u ms (timeout)",
+                        what, o->uri, o->opts.timeout_ms);
+      return -ETIMEDOUT;
+    }
+  if (o->opts.interrupted && o->opts.interrupted (o->opts.interrupted_arg))
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, ECANCELED,
+                        "%s on the drive at %s: cancelled", what, o->uri);
+      return -ECANCELED;
+    }
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  ts.tv_nsec += 100 * 1000000L;
+  if (ts.tv_nsec >= 1000000000L)
+    {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+  pthread_cond_timedwait (&o->cond, &o->lock, &ts);
+  return 0;
+}
+
+static struct ossd_transport_wait
+client_transport_wait (const ossd_t *o)
+{
+  return (struct ossd_transport_wait) {
+    .timeout_ms = o->opts.timeout_ms,
+    .interrupted = o->opts.interrupted,
+    .interrupted_arg = o->opts.interrupted_arg,
+  };
+}
+
+static void
+client_slots_free (ossd_t *o)
+{
+  for (uint32_t i = 0; i < o->n_slots; i++)
+    {
+      free (o->slots[i].buf);
+      free (o->slots[i].req_lba);
+      free (o->slots[i].req_buf);
+      ossd_reassembly_free (&o->slots[i].ra);
+      memset (&o->slots[i], 0, sizeof o->slots[i]);
+    }
+  o->n_slots = 0;
+}
+
+/* The transport lost its connection: open the URI again and forget the
+ * slots (claimed again on demand, under a new nonce, so that nothing of
+ * the old connection is taken for ours).  Called with o->lock held, no
+ * slot busy and no claim running; drops the lock while connecting (the
+ * others wait on o->reconnecting).  The drive must come back with the
+ * channel layout it had. */
+static int
+client_reconnect (ossd_t *o, ossd_error *err)
+{
+  struct ossd_transport_wait wait = client_transport_wait (o);
+  struct ossd_transport *old = o->t, *nt = NULL;
+  struct ossd_control ctl;
+  char why[400];
+  int r;
+
+  o->reconnecting = true;
+  pthread_mutex_unlock (&o->lock);
+  r = ossd_transport_open (o->uri, &wait, &nt, why, sizeof why);
+  if (r < 0)
+    client_set_error (err, OSSD_STATUS_TRANSPORT, -r,
+                      "reconnecting to the drive at %s: %s", o->uri, why);
+  else
+    {
+      nt->spin_ns = old->spin_ns;
+      nt->before_wait = old->before_wait;
+      nt->before_wait_arg = old->before_wait_arg;
+      o->t = nt;
+      r = read_control (o, &ctl, err);
+      if (r == 0 && (ctl.total_lbas != o->ctl.total_lbas
+                     || ctl.window_lbas != o->ctl.window_lbas
+                     || ctl.slot_count < o->opts.max_slots))
+        {
+          client_set_error (err, OSSD_STATUS_TRANSPORT, ENODEV,
+                            "the drive at %s came back with another channel layout (%llu LBAs, %u-LBA windows, %u slots): connect again",
+                            o->uri, (unsigned long long) ctl.total_lbas,
+                            ctl.window_lbas, ctl.slot_count);
+          r = -ENODEV;
+        }
+      if (r < 0)
+        {
+          o->t = old;
+          ossd_transport_close (nt);
+        }
+    }
+  pthread_mutex_lock (&o->lock);
+  if (r == 0)
+    {
+      ossd_transport_close (old);
+      o->ctl = ctl;
+      client_slots_free (o);
+      o->nonce = random_u64 ();
+    }
+  o->reconnecting = false;
+  pthread_cond_broadcast (&o->cond);
+  return r;
+}
+
+static bool
+client_slots_busy (const ossd_t *o)
+{
+  for (uint32_t i = 0; i < o->n_slots; i++)
+    if (o->slots[i].busy)
+      return true;
+  return false;
+}
+
+/* With o->lock held: 1 when the transport is usable, 0 when the caller
+ * must wait (a reconnect runs, or one is due but others still hold the
+ * old connection), or an error from the reconnect. */
+static int
+client_transport_ready (ossd_t *o, ossd_error *err)
+{
+  if (o->reconnecting)
+    return 0;
+  if (!ossd_transport_lost (o->t))
+    return 1;
+  if (client_slots_busy (o) || o->claiming || o->bare_users)
+    return 0;
+  return client_reconnect (o, err) < 0 ? -1 : 0;
+}
+
+int
+client_transport_get (ossd_t *o, ossd_error *err)
+{
+  uint64_t deadline = ossd_mono_ns () + (uint64_t) o->opts.timeout_ms * 1000000;
+  int r;
+
+  pthread_mutex_lock (&o->lock);
+  while ((r = client_transport_ready (o, err)) == 0)
+    if ((r = client_wait_locked (o, deadline, "waiting to reconnect", err)) < 0)
+      break;
+  if (r > 0)
+    o->bare_users++;
+  pthread_mutex_unlock (&o->lock);
+  return r > 0 ? 0 : -(err && err->errnum ? err->errnum : EIO);
+}
+
+void
+client_transport_put (ossd_t *o)
+{
+  pthread_mutex_lock (&o->lock);
+  o->bare_users--;
+  pthread_cond_broadcast (&o->cond);
+  pthread_mutex_unlock (&o->lock);
+}
+
 struct client_slot *
 client_slot_get (ossd_t *o, ossd_error *err)
 {
+  uint64_t deadline = ossd_mono_ns () + (uint64_t) o->opts.timeout_ms * 1000000;
   struct client_slot *s = NULL;
 
   pthread_mutex_lock (&o->lock);
   for (;;)
     {
-      for (uint32_t i = 0; i < o->n_slots; i++)
+      int ready = client_transport_ready (o, err);
+
+      if (ready < 0)
+        {
+          pthread_mutex_unlock (&o->lock);
+          return NULL;
+        }
+      for (uint32_t i = 0; ready && i < o->n_slots; i++)
         if (!o->slots[i].busy)
           {
             s = &o->slots[i];
@@ -201,7 +381,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
             pthread_mutex_unlock (&o->lock);
             return client_slot_renew (o, s, err);
           }
-      if (o->n_slots < o->opts.max_slots && !o->claiming)
+      if (ready && o->n_slots < o->opts.max_slots && !o->claiming)
         {
           uint32_t index;
           int r;
@@ -214,7 +394,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
           pthread_cond_broadcast (&o->cond);
           if (r < 0)
             {
-              if (o->n_slots > 0)
+              if (o->n_slots > 0 && r != -ETIMEDOUT && r != -ECANCELED)
                 continue;       /* wait for one of ours instead */
               pthread_mutex_unlock (&o->lock);
               return NULL;
@@ -236,7 +416,11 @@ client_slot_get (ossd_t *o, ossd_error *err)
           pthread_mutex_unlock (&o->lock);
           return s;
         }
-      pthread_cond_wait (&o->cond, &o->lock);
+      if (client_wait_locked (o, deadline, "waiting for a channel slot", err) < 0)
+        {
+          pthread_mutex_unlock (&o->lock);
+          return NULL;
+        }
     }
 }
 
@@ -246,6 +430,12 @@ client_slot_free_now (ossd_t *o)
   bool free_slot;
 
   pthread_mutex_lock (&o->lock);
+  if (o->reconnecting || ossd_transport_lost (o->t))
+    {
+      /* Our own slot would keep the reconnect waiting. */
+      pthread_mutex_unlock (&o->lock);
+      return false;
+    }
   free_slot = o->n_slots < o->opts.max_slots;
   for (uint32_t j = 0; j < o->n_slots && !free_slot; j++)
     free_slot = !o->slots[j].busy;
@@ -433,9 +623,17 @@ client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
           if (now_ms () > deadline)
             {
               client_set_error (err, OSSD_STATUS_TRANSPORT, ETIMEDOUT,
-                                "no response from %s in slot %u after %u ms",
+                                "no response from %s in slot %u after %u ms (timeout)",
                                 o->uri, s->index, o->opts.timeout_ms);
               return -ETIMEDOUT;
+            }
+          if (o->opts.interrupted
+              && o->opts.interrupted (o->opts.interrupted_arg))
+            {
+              client_set_error (err, OSSD_STATUS_TRANSPORT, ECANCELED,
+                                "waiting for slot %u's response from %s: cancelled",
+                                s->index, o->uri);
+              return -ECANCELED;
             }
           continue;
         }
@@ -523,10 +721,19 @@ ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
     o->opts.timeout_ms = 60000;
   o->uri = strdup (uri ? uri : "");
   pthread_mutex_init (&o->lock, NULL);
-  pthread_cond_init (&o->cond, NULL);
+  {
+    pthread_condattr_t ca;
+    pthread_condattr_init (&ca);
+    pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
+    pthread_cond_init (&o->cond, &ca);
+    pthread_condattr_destroy (&ca);
+  }
   pthread_mutex_init (&o->cap_lock, NULL);
   o->nonce = random_u64 ();
-  r = ossd_transport_open (uri, &o->t, why, sizeof why);
+  {
+    struct ossd_transport_wait wait = client_transport_wait (o);
+    r = ossd_transport_open (uri, &wait, &o->t, why, sizeof why);
+  }
   if (r < 0)
     {
       client_set_error (err, OSSD_STATUS_TRANSPORT, -r, "%s", why);
@@ -603,17 +810,15 @@ ossd_disconnect (ossd_t *o)
 
       req.body_case = OSSD__REQUEST__BODY_RELEASE;
       req.release = &rel;
-      for (uint32_t i = 0; i < o->n_slots; i++)
-        client_send (o, &o->slots[i], &req, &seq, NULL);
+      /* Not on a lost connection (nothing to release), and not past a
+       * failure: a stalled drive would hold each send a timeout. */
+      for (uint32_t i = 0; i < o->n_slots && !ossd_transport_lost (o->t); i++)
+        if (client_send (o, &o->slots[i], &req, &seq, NULL) < 0)
+          break;
       ossd_transport_close (o->t);
     }
-  for (uint32_t i = 0; i < o->n_slots; i++)
-    {
-      free (o->slots[i].buf);
-      free (o->slots[i].req_lba);
-      free (o->slots[i].req_buf);
-      ossd_reassembly_free (&o->slots[i].ra);
-    }
+  if (o->slots)
+    client_slots_free (o);
   free (o->slots);
   free (o->uri);
   client_caps_free (o);

@@ -43,6 +43,8 @@ struct ossd
   struct ossd_cap admin_cap;
   struct ossd_cap *caps;
   size_t n_caps;
+  bool reconnecting;           /* a thread is replacing t (client_reconnect) */
+  unsigned bare_users;         /* calls using t without a slot (volume, events) */
 };
 
 struct ossd_stream
@@ -53,6 +55,8 @@ struct ossd_stream
   bool done;
 };
 
+/* A transport failure with errnum ECANCELED (the interrupted hook) is
+ * recorded as status OSSD__STATUS__ERR_CANCELLED. */
 void client_set_error (ossd_error *err, int status, int errnum,
                        const char *fmt, ...)
   __attribute__ ((format (printf, 4, 5)));
@@ -62,6 +66,11 @@ void client_slot_put (ossd_t *o, struct client_slot *s);
  * another may be claimed): callers already holding a slot never wait for
  * a second one. */
 bool client_slot_free_now (ossd_t *o);
+/* For calls that use the transport without a slot (the block volume, the
+ * event window): keeps a reconnect from replacing o->t under them, and
+ * reconnects first when the transport was lost.  Returns 0 or an error. */
+int client_transport_get (ossd_t *o, ossd_error *err);
+void client_transport_put (ossd_t *o);
 int client_send (ossd_t *o, struct client_slot *s, const Ossd__Request *req,
                  uint64_t *sequence, ossd_error *err);
 /* Receive one response message for `sequence`; *stream_more tells whether

@@ -10,10 +10,15 @@
 #include "ossd_transport.h"
 
 int
-ossd_transport_open (const char *uri, struct ossd_transport **out, char *why,
-                     size_t whylen)
+ossd_transport_open (const char *uri, const struct ossd_transport_wait *wait,
+                     struct ossd_transport **out, char *why, size_t whylen)
 {
+  struct ossd_transport_wait none = { 0 };
+  int r;
+
   *out = NULL;
+  if (!wait)
+    wait = &none;
   if (!uri || !*uri)
     {
       snprintf (why, whylen, "no device URI given (e.g. nbd+unix:///?socket=/run/ossd.sock)");
@@ -21,18 +26,30 @@ ossd_transport_open (const char *uri, struct ossd_transport **out, char *why,
     }
   if (strncmp (uri, "nbd:", 4) == 0 || strncmp (uri, "nbd+unix:", 9) == 0
       || strncmp (uri, "nbds:", 5) == 0 || strncmp (uri, "nbds+unix:", 10) == 0)
-    return ossd_transport_open_nbd (uri, out, why, whylen);
-  if (strncmp (uri, "file:", 5) == 0)
-    return ossd_transport_open_file (uri + 5, out, why, whylen);
-  if (strncmp (uri, "inproc:", 7) == 0)
-    return ossd_transport_open_inproc (uri + 7, out, why, whylen);
-  if (strncmp (uri, "sg:", 3) == 0)
-    return ossd_transport_open_sg (uri + 3, out, why, whylen);
-  if (strncmp (uri, "nvme:", 5) == 0)
-    return ossd_transport_open_nvme (uri + 5, out, why, whylen);
-  snprintf (why, whylen, "unknown device URI scheme in '%s' (known: nbd+unix://, nbd://, file:, inproc:, sg:, nvme:)",
-            uri);
-  return -EINVAL;
+    r = ossd_transport_open_nbd (uri, wait, out, why, whylen);
+  else if (strncmp (uri, "file:", 5) == 0)
+    r = ossd_transport_open_file (uri + 5, out, why, whylen);
+  else if (strncmp (uri, "inproc:", 7) == 0)
+    r = ossd_transport_open_inproc (uri + 7, out, why, whylen);
+  else if (strncmp (uri, "sg:", 3) == 0)
+    r = ossd_transport_open_sg (uri + 3, out, why, whylen);
+  else if (strncmp (uri, "nvme:", 5) == 0)
+    r = ossd_transport_open_nvme (uri + 5, out, why, whylen);
+  else
+    {
+      snprintf (why, whylen, "unknown device URI scheme in '%s' (known: nbd+unix://, nbd://, file:, inproc:, sg:, nvme:)",
+                uri);
+      return -EINVAL;
+    }
+  if (r == 0)
+    (*out)->wait = *wait;
+  return r;
+}
+
+bool
+ossd_transport_lost (struct ossd_transport *t)
+{
+  return t->ops->lost && t->ops->lost (t);
 }
 
 /* The client's hook, before any I/O that waits for the device. */

@@ -6,27 +6,47 @@
  * one waiting thread at a time drives the connection (nbd_poll) while the
  * others sleep on a condition variable, so a reply is never stranded
  * behind another thread's poll.  A batch puts all its commands in flight
- * at once: the drive serves them on parallel threads. */
+ * at once: the drive serves them on parallel threads.
+ *
+ * Deadlines: every wait, the connect included, ends after the opener's
+ * timeout_ms, or sooner when its interrupted hook says so (checked every
+ * WAIT_SLICE_MS).  Commands in flight cannot be taken back from libnbd
+ * (they point into the caller's buffers), so a wait that gives up shuts
+ * the socket down: libnbd then fails every command of the connection at
+ * once (ENOTCONN), the waits return, and the transport reports itself
+ * lost (nbd_t_lost) so that the client connects again. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/socket.h>
 
 #include <libnbd.h>
 
 #include "libossd.h"
 #include "ossd_transport.h"
 
+#define WAIT_SLICE_MS 100       /* longest sleep between checks */
+#define IDLE_PROBE_NS 1000000   /* idle this long: check for a lost peer */
+
 struct nbd_conn
 {
   struct nbd_handle *h;
+  char *uri;                   /* for messages */
+  int fd;                      /* the socket (libnbd's), for shutdown */
   pthread_mutex_t lock;
-  pthread_cond_t cond;         /* a command completed, or the poller left */
+  pthread_cond_t cond;         /* a command completed, or the poller left
+                                  (CLOCK_MONOTONIC) */
   bool polling;                /* some thread is inside nbd_poll */
+  bool dropped;                /* a wait gave up: socket shut down */
   unsigned waiters;            /* threads inside nbd_wait */
+  unsigned active;             /* threads with commands in flight */
+  uint64_t idle_since_ns;      /* when active last dropped to 0 */
 };
 
 /* Completion state of one command (lives on the waiter's stack). */
@@ -58,22 +78,67 @@ nbd_cmd_completed (void *user_data, int *error)
   return 1;                     /* retire the command */
 }
 
+/* Give up the connection (c->lock held): shutting the socket down
+ * makes libnbd see end of file and fail every command in flight. */
+static void
+nbd_drop (struct nbd_conn *c)
+{
+  if (!c->dropped && c->fd >= 0)
+    shutdown (c->fd, SHUT_RDWR);
+  c->dropped = true;
+}
+
+/* Why a wait must end now: -ETIMEDOUT past the deadline, -ECANCELED when
+ * the hook says stop, else 0. */
+static int
+nbd_wait_over (const struct ossd_transport *t, uint64_t deadline)
+{
+  if (deadline && ossd_mono_ns () >= deadline)
+    return -ETIMEDOUT;
+  if (t->wait.interrupted && t->wait.interrupted (t->wait.interrupted_arg))
+    return -ECANCELED;
+  return 0;
+}
+
+static uint64_t
+nbd_deadline (const struct ossd_transport *t)
+{
+  return t->wait.timeout_ms
+    ? ossd_mono_ns () + (uint64_t) t->wait.timeout_ms * 1000000 : 0;
+}
+
+static int
+nbd_give_up (struct nbd_conn *c, const struct ossd_transport *t, int over,
+             char *why, size_t whylen)
+{
+  if (over == -ETIMEDOUT)
+    snprintf (why, whylen, "no answer from the drive at %s within %u ms (timeout)",
+              c->uri, t->wait.timeout_ms);
+  else
+    snprintf (why, whylen, "wait for the drive at %s cancelled", c->uri);
+  return over;
+}
+
 /* Wait until every command of cmds[0..n) completed, driving the
  * connection when no other thread does.  The driving thread first polls
  * the socket without sleeping for up to spin_ns: a wake-up from poll(2)
- * costs more than a short reply takes. */
+ * costs more than a short reply takes.  Past the deadline, or when
+ * interrupted, the connection is dropped (see the file header) and the
+ * wait goes on only until libnbd failed the commands, at once. */
 static int
-nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
-          size_t n, char *why, size_t whylen)
+nbd_wait (struct ossd_transport *t, struct nbd_cmd *cmds, size_t n,
+          char *why, size_t whylen)
 {
-  uint64_t spin_end = 0;
+  struct nbd_conn *c = t->priv;
+  uint64_t spin_end = 0, deadline = nbd_deadline (t);
+  unsigned failed_polls = 0;
   int r = 0;
 
   pthread_mutex_lock (&c->lock);
   /* Spin only alone: with several threads waiting, the CPU is better
    * left to whoever has work. */
-  if (spin_ns && c->waiters++ == 0)
-    spin_end = ossd_mono_ns () + spin_ns;
+  if (t->spin_ns && c->waiters++ == 0)
+    spin_end = ossd_mono_ns () + t->spin_ns;
   for (;;)
     {
       size_t i = 0;
@@ -81,9 +146,27 @@ nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
         i++;
       if (i == n)
         break;
+      if (r == 0)
+        {
+          int over = nbd_wait_over (t, deadline);
+          if (over)
+            {
+              r = nbd_give_up (c, t, over, why, whylen);
+              nbd_drop (c);
+            }
+        }
       if (c->polling)
         {
-          pthread_cond_wait (&c->cond, &c->lock);
+          struct timespec ts;
+
+          clock_gettime (CLOCK_MONOTONIC, &ts);
+          ts.tv_nsec += WAIT_SLICE_MS * 1000000L;
+          if (ts.tv_nsec >= 1000000000L)
+            {
+              ts.tv_sec++;
+              ts.tv_nsec -= 1000000000L;
+            }
+          pthread_cond_timedwait (&c->cond, &c->lock, &ts);
           continue;
         }
       c->polling = true;
@@ -97,7 +180,25 @@ nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
           int progressed = nbd_poll (c->h, timeout);
 
           if (progressed == -1)
-            r = nbd_fail ("poll", why, whylen);
+            {
+              if (r == 0)
+                r = nbd_fail ("poll", why, whylen);
+              pthread_mutex_lock (&c->lock);
+              if (nbd_aio_is_dead (c->h) > 0 || nbd_aio_is_closed (c->h) > 0
+                  || failed_polls++ > 0)
+                {
+                  /* A dead handle retired (failed) every command. */
+                  for (size_t j = 0; j < n; j++)
+                    if (!cmds[j].done)
+                      {
+                        cmds[j].done = true;
+                        cmds[j].error = ENOTCONN;
+                      }
+                }
+              else
+                nbd_drop (c);   /* it dies at the next poll */
+              pthread_mutex_unlock (&c->lock);
+            }
           if (progressed != 0 || timeout != 0)
             break;
           sched_yield ();
@@ -105,10 +206,8 @@ nbd_wait (struct nbd_conn *c, uint64_t spin_ns, struct nbd_cmd *cmds,
       pthread_mutex_lock (&c->lock);
       c->polling = false;
       pthread_cond_broadcast (&c->cond);
-      if (r < 0)
-        break;
     }
-  if (spin_ns)
+  if (t->spin_ns)
     c->waiters--;
   pthread_mutex_unlock (&c->lock);
   return r;
@@ -127,6 +226,9 @@ nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
       snprintf (why, whylen, "nbd batch of %zu I/Os exceeds 64", n);
       return -EINVAL;
     }
+  pthread_mutex_lock (&c->lock);
+  c->active++;
+  pthread_mutex_unlock (&c->lock);
   for (size_t i = 0; i < n; i++)
     {
       nbd_completion_callback cb = { .callback = nbd_cmd_completed,
@@ -147,10 +249,16 @@ nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
             first = ios[i].result;
         }
     }
-  r = nbd_wait (c, t->spin_ns, cmds, n, why, whylen);
+  r = nbd_wait (t, cmds, n, why, whylen);
+  pthread_mutex_lock (&c->lock);
+  if (--c->active == 0)
+    c->idle_since_ns = ossd_mono_ns ();
+  pthread_mutex_unlock (&c->lock);
   for (size_t i = 0; i < n; i++)
     {
-      if (cmds[i].error && ios[i].result >= 0)
+      if (r == -ETIMEDOUT || r == -ECANCELED)
+        ios[i].result = r;    /* the reason, not the ENOTCONN it caused */
+      else if (cmds[i].error && ios[i].result >= 0)
         {
           ios[i].result = -cmds[i].error;
           snprintf (why, whylen, "nbd %s of %zu bytes at %llu: %s",
@@ -191,9 +299,17 @@ nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
                                  .user_data = &cmd };
   int r;
 
+  pthread_mutex_lock (&c->lock);
+  c->active++;
+  pthread_mutex_unlock (&c->lock);
   if (nbd_aio_flush (c->h, cb, 0) == -1)
-    return nbd_fail ("flush", why, whylen);
-  r = nbd_wait (c, t->spin_ns, &cmd, 1, why, whylen);
+    r = nbd_fail ("flush", why, whylen);
+  else
+    r = nbd_wait (t, &cmd, 1, why, whylen);
+  pthread_mutex_lock (&c->lock);
+  if (--c->active == 0)
+    c->idle_since_ns = ossd_mono_ns ();
+  pthread_mutex_unlock (&c->lock);
   if (r == 0 && cmd.error)
     {
       snprintf (why, whylen, "nbd flush: %s", strerror (cmd.error));
@@ -211,14 +327,44 @@ nbd_t_close (struct ossd_transport *t)
     {
       if (c->h)
         {
-          nbd_shutdown (c->h, 0);
+          /* A polite disconnect only on a live connection: a stalled
+           * drive would hold it.  nbd_close itself never waits. */
+          if (!c->dropped && nbd_aio_is_ready (c->h) > 0)
+            nbd_shutdown (c->h, LIBNBD_SHUTDOWN_ABANDON_PENDING);
           nbd_close (c->h);
         }
       pthread_mutex_destroy (&c->lock);
       pthread_cond_destroy (&c->cond);
+      free (c->uri);
       free (c);
     }
   free (t);
+}
+
+/* Gone for good: dropped by a wait, dead in libnbd, or - probed only
+ * while no command is in flight - readable, which on an idle NBD
+ * connection means the server closed it (it never speaks unasked).  The
+ * probe (a poll(2)) is skipped when the connection was busy a moment
+ * ago: back-to-back calls pay nothing, and a drive takes far longer
+ * than that to restart. */
+static bool
+nbd_t_lost (struct ossd_transport *t)
+{
+  struct nbd_conn *c = t->priv;
+  bool lost;
+
+  pthread_mutex_lock (&c->lock);
+  lost = c->dropped;
+  if (!lost && c->active == 0 && !c->polling && c->fd >= 0
+      && ossd_mono_ns () - c->idle_since_ns >= IDLE_PROBE_NS)
+    {
+      struct pollfd p = { .fd = c->fd, .events = POLLIN | POLLRDHUP };
+      lost = poll (&p, 1, 0) > 0;
+      if (lost)
+        nbd_drop (c);
+    }
+  pthread_mutex_unlock (&c->lock);
+  return lost;
 }
 
 static const struct ossd_transport_ops nbd_ops = {
@@ -228,27 +374,83 @@ static const struct ossd_transport_ops nbd_ops = {
   .flush = nbd_t_flush,
   .close = nbd_t_close,
   .batch = nbd_t_batch,
+  .lost = nbd_t_lost,
 };
 
+/* Connect with a deadline: libnbd's asynchronous connect, polled in
+ * slices between checks of the deadline and the hook. */
+static int
+nbd_connect_bounded (struct ossd_transport *t, struct nbd_conn *c,
+                     const char *uri, char *why, size_t whylen)
+{
+  uint64_t deadline = nbd_deadline (t);
+  int r;
+
+  if (nbd_aio_connect_uri (c->h, uri) == -1)
+    {
+      r = nbd_get_errno ();
+      snprintf (why, whylen, "cannot connect to %s: %s", uri, nbd_get_error ());
+      return -(r ? r : ENXIO);
+    }
+  while (nbd_aio_is_connecting (c->h) > 0)
+    {
+      int over = nbd_wait_over (t, deadline);
+
+      if (over == -ETIMEDOUT)
+        {
+          snprintf (why, whylen, "cannot connect to %s: no answer from the drive within %u ms (timeout)",
+                    uri, t->wait.timeout_ms);
+          return over;
+        }
+      if (over)
+        {
+          snprintf (why, whylen, "connecting to %s cancelled", uri);
+          return over;
+        }
+      if (nbd_poll (c->h, WAIT_SLICE_MS) == -1)
+        break;
+    }
+  if (nbd_aio_is_ready (c->h) <= 0)
+    {
+      r = nbd_get_errno ();
+      snprintf (why, whylen, "cannot connect to %s: %s", uri,
+                nbd_get_error () ? nbd_get_error () : "connection failed");
+      return -(r ? r : ENXIO);
+    }
+  c->fd = nbd_aio_get_fd (c->h);
+  return 0;
+}
+
 int
-ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,
-                         char *why, size_t whylen)
+ossd_transport_open_nbd (const char *uri,
+                         const struct ossd_transport_wait *wait,
+                         struct ossd_transport **out, char *why,
+                         size_t whylen)
 {
   struct ossd_transport *t = calloc (1, sizeof *t);
   struct nbd_conn *c = calloc (1, sizeof *c);
+  pthread_condattr_t ca;
   int64_t size;
   int r;
 
-  if (!t || !c)
+  if (!t || !c || !(c->uri = strdup (uri)))
     {
       free (t);
+      if (c)
+        free (c->uri);
       free (c);
       return -ENOMEM;
     }
+  c->fd = -1;
   pthread_mutex_init (&c->lock, NULL);
-  pthread_cond_init (&c->cond, NULL);
+  pthread_condattr_init (&ca);
+  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
+  pthread_cond_init (&c->cond, &ca);
+  pthread_condattr_destroy (&ca);
   t->ops = &nbd_ops;
   t->priv = c;
+  if (wait)
+    t->wait = *wait;
   c->h = nbd_create ();
   if (!c->h)
     {
@@ -256,12 +458,11 @@ ossd_transport_open_nbd (const char *uri, struct ossd_transport **out,
       nbd_t_close (t);
       return r;
     }
-  if (nbd_connect_uri (c->h, uri) == -1)
+  r = nbd_connect_bounded (t, c, uri, why, whylen);
+  if (r < 0)
     {
-      r = nbd_get_errno ();
-      snprintf (why, whylen, "cannot connect to %s: %s", uri, nbd_get_error ());
       nbd_t_close (t);
-      return -(r ? r : ENXIO);
+      return r;
     }
   size = nbd_get_size (c->h);
   if (size < 0)

@@ -72,6 +72,7 @@ cmd_format (struct ctl *c, int argc, char **argv)
         }
       i++;
     }
+  ctl_allow_long_call (c);
   if (!(h = ctl_connect (c)))
     return 1;
   r = ossd_format (h, &cfg, 0, &err);
@@ -227,6 +228,7 @@ cmd_fsck (struct ctl *c, int argc, char **argv)
     return 2;
   req.body_case = OSSD__REQUEST__BODY_FSCK;
   req.fsck = &f;
+  ctl_allow_long_call (c);
   if (!(h = ctl_connect (c)))
     return 1;
   r = ossd_call (h, &req, &resp, &err);

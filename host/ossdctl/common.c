@@ -69,7 +69,8 @@ ctl_fail (const char *what, const ossd_error *err)
 ossd_t *
 ctl_connect (struct ctl *c)
 {
-  struct ossd_connect_opts o = { .client_name = "ossdctl", .max_slots = 4 };
+  struct ossd_connect_opts o = { .client_name = "ossdctl", .max_slots = 4,
+                                 .timeout_ms = c->timeout_ms };
   ossd_error err = { 0 };
   ossd_t *h = NULL;
   char key[4096];
@@ -99,4 +100,11 @@ ctl_connect (struct ctl *c)
         return NULL;
       }
   return h;
+}
+
+void
+ctl_allow_long_call (struct ctl *c)
+{
+  if (!c->timeout_given)
+    c->timeout_ms = 600000;
 }

@@ -8,7 +8,8 @@
 #include "ossdctl.h"
 
 static const char usage[] =
-  "usage: ossdctl [--device URI] [--key-file FILE] [--json] [--progress] COMMAND [ARGS]\n"
+  "usage: ossdctl [--device URI] [--key-file FILE] [--timeout-ms N] [--json] [--progress]\n"
+  "               COMMAND [ARGS]\n"
   "\n"
   "Drive process (emulated drive served by nbdkit on a Unix socket):\n"
   "  device start --image FILE [--size SIZE] [--volume SIZE] [--profile NAME]\n"
@@ -47,6 +48,9 @@ static const char usage[] =
   "                 without a readable key the drive refuses all but info and stats\n"
   "  --cap TEXT     a capability given to us (getfattr -n user.ossd.cap FILE\n"
   "                 on ossdfs), for a user without the key; repeatable\n"
+  "  --timeout-ms N longest wait for the drive, connecting included (default\n"
+  "                 10000; format and fsck: 600000); past it the command fails\n"
+  "                 with a message naming the drive and the timeout\n"
   "  --json         machine-readable output for read-outs\n"
   "  --progress     always draw a progress bar for put/get\n"
   "  --help         this text (also: ossdctl COMMAND --help)\n";
@@ -68,13 +72,14 @@ static const struct command commands[] = {
 int
 main (int argc, char **argv)
 {
-  struct ctl c = { .device = NULL };
+  struct ctl c = { .device = NULL, .timeout_ms = 10000 };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, 'd' },
     { "key-file", required_argument, NULL, 'k' },
     { "cap", required_argument, NULL, 'c' },
     { "json", no_argument, NULL, 'j' },
     { "progress", no_argument, NULL, 'p' },
+    { "timeout-ms", required_argument, NULL, 't' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -96,6 +101,19 @@ main (int argc, char **argv)
         break;
       case 'j': c.json = true; break;
       case 'p': c.progress = true; break;
+      case 't':
+        {
+          char *end;
+          unsigned long v = strtoul (optarg, &end, 10);
+          if (*optarg == '\0' || *end || v == 0 || v > 86400000)
+            {
+              fprintf (stderr, "ossdctl: --timeout-ms wants milliseconds (1 to 86400000), not '%s'\n", optarg);
+              return 2;
+            }
+          c.timeout_ms = (uint32_t) v;
+          c.timeout_given = true;
+          break;
+        }
       case 'h': fputs (usage, stdout); return 0;
       default: fputs (usage, stderr); return 2;
       }

@@ -17,6 +17,8 @@ struct ctl
   bool json;
   bool progress;               /* force a progress bar */
   bool quiet;
+  uint32_t timeout_ms;         /* --timeout-ms: longest wait for the drive */
+  bool timeout_given;
 };
 
 /* Each command: argc/argv after the command word(s); returns exit code. */
@@ -56,6 +58,9 @@ int parse_u32 (const char *s, uint32_t *out);
 
 /* common.c */
 ossd_t *ctl_connect (struct ctl *c);
+/* For commands whose one call may run long (format, fsck): without an
+ * explicit --timeout-ms, wait up to ten minutes. */
+void ctl_allow_long_call (struct ctl *c);
 int ctl_fail (const char *what, const ossd_error *err);
 const char *ctl_default_device (void);
 const char *ctl_rundir (void);
