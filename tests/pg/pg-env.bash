@@ -14,6 +14,10 @@ drive_start () {
   "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M \
     --group postgres -- slots=64
 }
+# ... and the same socket access when it starts again on its image
+drive_restart () {
+  "$ctl" device start --image "$work/drive.img" --group postgres -- slots=64
+}
 
 pgenv_up () {
   ofs_init "$1"
