@@ -94,7 +94,9 @@ extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
 
 /* ossd_planner.c */
 extern void ossd_planner_init(void);
-extern void ossd_add_offload_path(RelOptInfo *rel, CustomPath *cp);
+extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
+								  CustomPath *cp);
+extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblEntry *rte, char **uri);
