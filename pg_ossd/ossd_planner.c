@@ -27,6 +27,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/prep.h"
 #include "optimizer/paths.h"
+#include "optimizer/planner.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -35,6 +36,7 @@
 #include "pg_ossd.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+static planner_hook_type prev_planner_hook = NULL;
 
 static Plan *ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								   CustomPath *best_path, List *tlist,
@@ -373,10 +375,70 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
+/*
+ * Mark the OssdScans below a Gather or Gather Merge parallel-aware: they may
+ * run in a worker (a Parallel Append gives each child to one process), and
+ * parallel-aware is what gets a CustomScan its share of the query's shared
+ * memory, through which the workers' statistics reach the leader's EXPLAIN
+ * ANALYZE (ossd_exec.c).  The scan itself is unchanged: one process scans
+ * the relation whole.
+ */
+static void
+mark_parallel_scans(Plan *plan, bool under_gather)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+		under_gather = true;
+	switch (nodeTag(plan))
+	{
+		case T_CustomScan:
+			if (under_gather && ((CustomScan *) plan)->methods == &ossd_scan_plan_methods)
+				plan->parallel_aware = true;
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				mark_parallel_scans(lfirst(lc), under_gather);
+			break;
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				mark_parallel_scans(lfirst(lc), under_gather);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				mark_parallel_scans(lfirst(lc), under_gather);
+			break;
+		case T_SubqueryScan:
+			mark_parallel_scans(((SubqueryScan *) plan)->subplan, under_gather);
+			break;
+		default:
+			break;
+	}
+	mark_parallel_scans(plan->lefttree, under_gather);
+	mark_parallel_scans(plan->righttree, under_gather);
+}
+
+static PlannedStmt *
+ossd_planner(Query *parse, const char *query_string, int cursorOptions,
+			 ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	if (stmt->parallelModeNeeded)
+		mark_parallel_scans(stmt->planTree, false);
+	return stmt;
+}
+
 void
 ossd_planner_init(void)
 {
 	RegisterCustomScanMethods(&ossd_scan_plan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = ossd_set_rel_pathlist;
+	prev_planner_hook = planner_hook;
+	planner_hook = ossd_planner;
 }

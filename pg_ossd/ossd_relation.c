@@ -167,6 +167,17 @@ ossd_segment_object(Relation rel, int segno, char **uri, uint64 *pid,
 ossd_t *
 ossd_get_connection(const char *uri)
 {
+	return ossd_try_connection(uri, NULL);
+}
+
+/*
+ * Same, but with busy non-NULL a drive whose channel slots are all claimed
+ * by other hosts is not an error: *busy is set and NULL returned (the
+ * caller scans on the host instead).
+ */
+ossd_t *
+ossd_try_connection(const char *uri, bool *busy)
+{
 	ListCell   *lc;
 	struct ossd_connect_opts opts;
 	ossd_error	err;
@@ -187,7 +198,15 @@ ossd_get_connection(const char *uri)
 	opts.max_slots = 4;
 	opts.client_name = "pg_ossd";
 	opts.timeout_ms = ossd_timeout_ms;
-	if (ossd_connect(uri, &opts, &o, &err) < 0)
+	if (busy)
+		*busy = false;
+	if (ossd_connect(uri, &opts, &o, &err) < 0 && busy &&
+		err.status == OSSD__STATUS__ERR_BUSY)
+	{
+		*busy = true;
+		return NULL;
+	}
+	if (o == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("could not connect to OSSD drive \"%s\"", uri),

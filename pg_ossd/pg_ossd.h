@@ -53,6 +53,7 @@ extern bool ossd_relation_on_drive(Relation rel, char **uri);
 extern bool ossd_segment_object(Relation rel, int segno, char **uri,
 								uint64 *pid, uint64 *oid, uint64 *size);
 extern struct ossd *ossd_get_connection(const char *uri);
+extern struct ossd *ossd_try_connection(const char *uri, bool *busy);
 extern void ossd_forget_connection(const char *uri);
 extern List *ossd_known_devices(void);
 
