@@ -83,6 +83,13 @@ SELECT a.id, ss.* FROM d2_a a LEFT JOIN LATERAL
   (SELECT b.id, b.w, a.v AS x FROM d2_b b WHERE b.id < 3) ss ON a.id = ss.id ORDER BY 1, 2;
 SELECT a.id, ss.* FROM d2_a a LEFT JOIN LATERAL
   (SELECT b.id, b.w, a.v AS x FROM d2_b b WHERE b.id < 3) ss ON a.id = ss.id ORDER BY 1, 2;
+-- an aggregate in a LATERAL subquery: the outer column is a Param of the
+-- subquery, which runs once per outer row
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT a.id, ss.* FROM d2_a a CROSS JOIN LATERAL
+  (SELECT count(*) AS c, sum(b.w) AS s, a.v AS x FROM d2_b b WHERE b.id < 1000) ss ORDER BY 1;
+SELECT a.id, ss.* FROM d2_a a CROSS JOIN LATERAL
+  (SELECT count(*) AS c, sum(b.w) AS s, a.v AS x FROM d2_b b WHERE b.id < 1000) ss ORDER BY 1;
 RESET ossd.force_offload;
 
 -- ===================================================================
