@@ -56,6 +56,7 @@ struct scan
   uint8_t agg_tag[OSSD_SCAN_MAX_OUT * 2];
   uint8_t key_tag[OSSD_SCAN_MAX_OUT];
   bool key_byval[OSSD_SCAN_MAX_OUT], key_varlena[OSSD_SCAN_MAX_OUT];
+  bool out_key[OSSD_SCAN_MAX_OUT];  /* output column i is a group key */
   size_t chunk_bytes;
 };
 
@@ -523,7 +524,19 @@ output_columns (struct worker *w)
               in->num = o->num;
               if (o->num.scale < 0 || o->num.scale > 38)
                 return OSSD_HR_OVERFLOW;
-              if (!sc->agg_mode)
+              if (sc->agg_mode && sc->out_key[i])
+                {
+                  /* a group key: the same varlena payload a projected
+                   * numeric key has (the value encoding of partial groups
+                   * does not depend on the kernel) */
+                  size_t n;
+                  if (ossd_numeric_to_pg (&o->num, w->outnum[i], OSSD_NUMERIC_IMG_MAX, &n) < 0
+                      || n < 4)
+                    return OSSD_HR_OVERFLOW;
+                  in->payload = w->outnum[i] + 4;
+                  in->len = (uint32_t) n - 4;
+                }
+              else if (!sc->agg_mode)
                 {
                   size_t n;
                   if (ossd_numeric_to_pg (&o->num, w->outnum[i], OSSD_NUMERIC_IMG_MAX, &n) < 0)
@@ -889,6 +902,7 @@ derive (struct scan *sc)
       sc->key_tag[k] = sc->out_tag[c];
       sc->key_byval[k] = sc->out_byval[c];
       sc->key_varlena[k] = is_varlena_tag (sc->out_tag[c]);
+      sc->out_key[c] = true;
     }
   return 0;
 }

@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "access/heapam.h"
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "access/tupdesc_details.h"
@@ -55,6 +56,7 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
+#include "storage/spin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -70,6 +72,14 @@ static void ossd_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ossd_exec(CustomScanState *node);
 static void ossd_end(CustomScanState *node);
 static void ossd_rescan(CustomScanState *node);
+static Size ossd_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void ossd_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								void *coordinate);
+static void ossd_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								  void *coordinate);
+static void ossd_initialize_worker(CustomScanState *node, shm_toc *toc,
+								   void *coordinate);
+static void ossd_shutdown(CustomScanState *node);
 
 static CustomExecMethods ossd_exec_methods = {
 	.CustomName = "OssdScan",
@@ -77,8 +87,114 @@ static CustomExecMethods ossd_exec_methods = {
 	.ExecCustomScan = ossd_exec,
 	.EndCustomScan = ossd_end,
 	.ReScanCustomScan = ossd_rescan,
+	.EstimateDSMCustomScan = ossd_estimate_dsm,
+	.InitializeDSMCustomScan = ossd_initialize_dsm,
+	.ReInitializeDSMCustomScan = ossd_reinitialize_dsm,
+	.InitializeWorkerCustomScan = ossd_initialize_worker,
+	.ShutdownCustomScan = ossd_shutdown,
 	.ExplainCustomScan = ossd_explain_scan,
 };
+
+/*
+ * Parallel query.  An OssdScan does not divide its blocks between
+ * processes: under a Gather it runs whole in whichever process runs it (a
+ * Parallel Append hands each child to one).  The planner marks it
+ * parallel-aware there (ossd_planner.c) for a piece of the query's shared
+ * memory, where each worker adds its statistics when it shuts the node
+ * down; the leader adds them to its own when it shuts the node down, after
+ * the Gather has waited for its workers and before the shared memory goes,
+ * so EXPLAIN ANALYZE shows what every process did.
+ */
+#define OSSD_INSTR_COUNTERS(X) \
+	X(blocks_drive) X(blocks_host) X(blocks_back) X(rows_drive) \
+	X(host_rows_back) X(groups_drive) X(dev_blocks_scanned) \
+	X(dev_tuples_seen) X(dev_tuples_visible) X(dev_tuples_matched) \
+	X(dev_bytes_read) X(dev_ns) X(channel_bytes) X(slot_fallbacks)
+
+typedef struct OssdSharedInstr
+{
+	slock_t		mutex;
+#define OSSD_INSTR_FIELD(f) uint64 f;
+	OSSD_INSTR_COUNTERS(OSSD_INSTR_FIELD)
+	char		kernel_mode_used[32];
+} OssdSharedInstr;
+
+static Size
+ossd_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return sizeof(OssdSharedInstr);
+}
+
+static void
+ossd_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+	OssdSharedInstr *si = coordinate;
+
+	memset(si, 0, sizeof(OssdSharedInstr));
+	SpinLockInit(&si->mutex);
+	ss->shared = si;
+	ss->instr_merged = false;
+}
+
+static void
+ossd_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+
+	ss->shared = coordinate;
+	ss->instr_merged = false;
+}
+
+/* A worker adds its statistics to the shared ones, the leader takes them. */
+static void
+ossd_merge_instr(OssdScanState *ss)
+{
+	OssdSharedInstr *si = ss->shared;
+
+	if (si == NULL || ss->instr_merged)
+		return;
+	ss->instr_merged = true;
+	SpinLockAcquire(&si->mutex);
+	if (IsParallelWorker())
+	{
+#define OSSD_INSTR_PUT(f) si->f += ss->f;
+		OSSD_INSTR_COUNTERS(OSSD_INSTR_PUT)
+		if (strcmp(ss->kernel_mode_used, "none") != 0)
+			strlcpy(si->kernel_mode_used, ss->kernel_mode_used, sizeof(si->kernel_mode_used));
+	}
+	else
+	{
+#define OSSD_INSTR_TAKE(f) ss->f += si->f;
+		OSSD_INSTR_COUNTERS(OSSD_INSTR_TAKE)
+		if (si->kernel_mode_used[0] && strcmp(ss->kernel_mode_used, "none") == 0)
+			strlcpy(ss->kernel_mode_used, si->kernel_mode_used, sizeof(ss->kernel_mode_used));
+	}
+	SpinLockRelease(&si->mutex);
+}
+
+/* The Gather is rescanned: keep what its workers did so far, start over. */
+static void
+ossd_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+	OssdSharedInstr *si = coordinate;
+
+	ss->shared = si;
+	ossd_merge_instr(ss);
+	SpinLockAcquire(&si->mutex);
+#define OSSD_INSTR_ZERO(f) si->f = 0;
+	OSSD_INSTR_COUNTERS(OSSD_INSTR_ZERO)
+	si->kernel_mode_used[0] = '\0';
+	SpinLockRelease(&si->mutex);
+	ss->instr_merged = false;
+}
+
+static void
+ossd_shutdown(CustomScanState *node)
+{
+	ossd_merge_instr((OssdScanState *) node);
+}
 
 void
 ossd_exec_init(void)
@@ -512,7 +628,12 @@ attach_segment_capabilities(Relation rel, List *segs, ossd_t *o)
 		ossd_segment_capability(rel, ((SegPlan *) lfirst(lc))->segno, o);
 }
 
-static void
+/*
+ * Returns false, having started nothing, when the drive has no channel
+ * slot free for us (all claimed by other hosts and backends): the caller
+ * scans those blocks on the host.  Other failures are errors.
+ */
+static bool
 start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 {
 	Relation	rel = ss->css.ss.ss_currentRelation;
@@ -526,6 +647,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	OssdStreamCtx *s;
 	sigset_t	all,
 				old;
+	bool		busy;
 
 	sc.n_targets = list_length(segs);
 	sc.targets = palloc(sizeof(Ossd__ScanTarget *) * sc.n_targets);
@@ -636,7 +758,9 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	req.body_case = OSSD__REQUEST__BODY_SCAN;
 	req.scan = &sc;
 
-	o = ossd_get_connection(ss->uri);
+	o = ossd_try_connection(ss->uri, &busy);
+	if (o == NULL)
+		return false;
 	attach_segment_capabilities(rel, segs, o);
 	s = calloc(1, sizeof(OssdStreamCtx));
 	if (s == NULL)
@@ -652,11 +776,21 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	{
 		/* a cached connection whose slot lease lapsed: reconnect once */
 		ossd_forget_connection(ss->uri);
-		o = ossd_get_connection(ss->uri);
-		attach_segment_capabilities(rel, segs, o);
+		o = ossd_try_connection(ss->uri, &busy);
+		if (o != NULL)
+			attach_segment_capabilities(rel, segs, o);
 		memset(&err, 0, sizeof(err));
 		s->stream = NULL;
-		(void) ossd_stream_start(o, &req, &s->stream, &err);
+		if (o == NULL)
+			err.status = OSSD__STATUS__ERR_BUSY;
+		else
+			(void) ossd_stream_start(o, &req, &s->stream, &err);
+	}
+	if (s->stream == NULL && err.status == OSSD__STATUS__ERR_BUSY)
+	{
+		stream_ctx_free(s);
+		ss->sc = NULL;
+		return false;
 	}
 	if (s->stream == NULL)
 	{
@@ -679,6 +813,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the pg_ossd stream reader thread")));
+	return true;
 }
 
 /*
@@ -701,6 +836,7 @@ ossd_scan_start(OssdScanState *ss)
 	bool		drive_ok;
 	char	   *spcuri = NULL;
 	uint8	   *dirty = NULL;
+	uint64		drive0 = ss->blocks_drive;	/* counters add up over rescans */
 
 	ss->started = true;
 	ss->strategy = GetAccessStrategy(BAS_BULKREAD);
@@ -794,9 +930,9 @@ ossd_scan_start(OssdScanState *ss)
 		ReleaseBuffer(vmbuf);
 	if (dirty)
 		pfree(dirty);
-	ss->blocks_host = ss->nhost_blocks;
+	ss->blocks_host += ss->nhost_blocks;
 
-	if (ss->blocks_drive > 0)
+	if (ss->blocks_drive > drive0)
 	{
 		List	   *nonempty = NIL;
 		ListCell   *lc;
@@ -804,7 +940,32 @@ ossd_scan_start(OssdScanState *ss)
 		foreach(lc, segs)
 			if (((SegPlan *) lfirst(lc))->ranges != NIL)
 				nonempty = lappend(nonempty, lfirst(lc));
-		start_drive_scan(ss, nonempty, bound);
+		if (!start_drive_scan(ss, nonempty, bound))
+		{
+			/*
+			 * No channel slot free: a query must not fail for lack of one.
+			 * The host scans the drive's blocks too, under the same rule as
+			 * any host block; EXPLAIN ANALYZE counts the fallback.
+			 */
+			foreach(lc, nonempty)
+			{
+				SegPlan    *p = lfirst(lc);
+				ListCell   *rc;
+
+				foreach(rc, p->ranges)
+				{
+					Ossd__BlockRange *br = lfirst(rc);
+
+					for (uint32 k = 0; k < br->count; k++)
+						add_host_block(ss, (BlockNumber) p->segno * RELSEG_SIZE + br->start + k);
+				}
+			}
+			ss->blocks_host += ss->blocks_drive - drive0;
+			ss->blocks_drive = drive0;
+			ss->slot_fallbacks++;
+			elog(DEBUG1, "pg_ossd: no free channel slot on drive \"%s\": \"%s\" scanned on the host",
+				 ss->uri, RelationGetRelationName(rel));
+		}
 	}
 }
 
@@ -936,12 +1097,12 @@ chunk_done(OssdScanState *ss)
 
 	if (c && c->last)
 	{
-		ss->dev_blocks_scanned = c->blocks_scanned;
-		ss->dev_tuples_seen = c->tuples_seen;
-		ss->dev_tuples_visible = c->tuples_visible;
-		ss->dev_tuples_matched = c->tuples_matched;
-		ss->dev_bytes_read = c->bytes_read;
-		ss->dev_ns = c->device_ns;
+		ss->dev_blocks_scanned += c->blocks_scanned;
+		ss->dev_tuples_seen += c->tuples_seen;
+		ss->dev_tuples_visible += c->tuples_visible;
+		ss->dev_tuples_matched += c->tuples_matched;
+		ss->dev_bytes_read += c->bytes_read;
+		ss->dev_ns += c->device_ns;
 	}
 	ossd__response__free_unpacked(ss->cur, NULL);
 	ss->cur = NULL;
@@ -993,7 +1154,7 @@ take_chunk(OssdScanState *ss, bool wait)
 			}
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
-		ss->channel_bytes = s->bytes;
+		ss->channel_bytes = ss->channel_bytes_done + s->bytes;
 		pthread_mutex_unlock(&s->mu);
 
 		if (got)
@@ -1153,9 +1314,10 @@ ossd_scan_next_row(OssdScanState *ss)
 	}
 	if (ss->sc)
 	{
-		ss->channel_bytes = ss->sc->bytes;
+		ss->channel_bytes = ss->channel_bytes_done + ss->sc->bytes;
 		ossd_scan_stop(ss);
 	}
+	ss->channel_bytes_done = ss->channel_bytes;
 	ss->finished = true;
 	return NULL;
 }
@@ -1221,10 +1383,8 @@ ossd_rescan(CustomScanState *node)
 	ss->nhost_blocks = 0;
 	ss->host_next = 0;
 	ss->nvis = ss->vis_next = 0;
-	ss->blocks_drive = ss->blocks_host = ss->blocks_back = 0;
-	ss->blocks_written_out = 0;
-	ss->rows_drive = ss->host_rows_back = ss->groups_drive = 0;
-	ss->finished = false;
+	/* the statistics add up over all loops, as EXPLAIN ANALYZE shows them */
+	ss->channel_bytes_done = ss->channel_bytes;
 	if (ss->agg)
 		ossd_agg_rescan(ss);
 }

@@ -115,8 +115,14 @@ typedef struct OssdScanState
 	uint64		dev_bytes_read;
 	uint64		dev_ns;
 	uint64		channel_bytes;
+	uint64		channel_bytes_done; /* of the loops before this one */
+	uint64		slot_fallbacks; /* scans run on the host: no channel slot */
 	uint32		snapshot_bound;
 	char		kernel_mode_used[32];
+
+	/* parallel query: the workers' statistics (ossd_exec.c) */
+	struct OssdSharedInstr *shared;
+	bool		instr_merged;
 } OssdScanState;
 
 /* ossd_exec.c, for ossd_upper.c */

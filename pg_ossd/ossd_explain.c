@@ -80,6 +80,7 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyUInteger("Host Rows from Drive", NULL, ss->host_rows_back, es);
 		if (list_nth(priv, OSSD_PRIV_AGG) != NIL)
 			ExplainPropertyUInteger("Partial Groups from Drive", NULL, ss->groups_drive, es);
+		ExplainPropertyUInteger("Scans on Host for Want of a Slot", NULL, ss->slot_fallbacks, es);
 		ExplainPropertyUInteger("Channel Bytes", "bytes", ss->channel_bytes, es);
 		ExplainPropertyUInteger("Heap Bytes on Drive", "bytes", ss->blocks_drive * BLCKSZ, es);
 		if (es->verbose)

@@ -27,6 +27,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/prep.h"
 #include "optimizer/paths.h"
+#include "optimizer/planner.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -35,6 +36,7 @@
 #include "pg_ossd.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+static planner_hook_type prev_planner_hook = NULL;
 
 static Plan *ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								   CustomPath *best_path, List *tlist,
@@ -82,6 +84,15 @@ ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
 	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
 		return false;
 	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
+		return false;
+
+	/*
+	 * An inheritance parent (rte->inh) stands for itself and its children:
+	 * its rel is an appendrel whose members are planned one by one (the
+	 * parent's own rows as a child of itself).  A scan of the parent's heap
+	 * alone would lose the children's rows.
+	 */
+	if (rte->inh)
 		return false;
 	if (IsolationIsSerializable())
 		return false;
@@ -148,6 +159,34 @@ choose_device_quals(RelOptInfo *rel)
 	return dev;
 }
 
+/*
+ * Will a scan of rel run once per outer row?  Either the rel is
+ * parameterized by other relations of its query level (LATERAL), or its
+ * query level is a correlated subquery, or lies within one: outer Vars
+ * became Params that an enclosing level supplies (its plan_params, filled
+ * while this level is planned), and the subplan is rescanned whenever they
+ * change.
+ */
+bool
+ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel)
+{
+	PlannerInfo *r;
+
+	if (!bms_is_empty(rel->lateral_relids))
+		return true;
+	for (r = root->parent_root; r != NULL; r = r->parent_root)
+		if (r->plan_params != NIL)
+			return true;
+	return false;
+}
+
+/*
+ * Cost of one scan, which is also what each rescan costs (cost_rescan
+ * takes a CustomScan's total cost as is): a fixed startup for the channel,
+ * one visibility map and buffer mapping probe per page to split the
+ * blocks, then the drive's and the host's parts.  A parameterized path
+ * (LATERAL) also evaluates its join clauses on the host.
+ */
 static void
 ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 {
@@ -165,6 +204,16 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	get_tablespace_page_costs(rel->reltablespace, &spc_random_page_cost,
 							  &spc_seq_page_cost);
 	cost_qual_eval(&qcost, rel->baserestrictinfo, root);
+	if (path->param_info)
+	{
+		QualCost	jcost;
+
+		cost_qual_eval(&jcost, path->param_info->ppi_clauses, root);
+		qcost.startup += jcost.startup;
+		qcost.per_tuple += jcost.per_tuple;
+	}
+	/* the block split: per page a visibility map bit and a buffer probe */
+	startup += cpu_operator_cost * pages;
 	sel = clauselist_selectivity(root, extract_actual_clauses(device_quals, false),
 								 rel->relid, JOIN_INNER, NULL);
 	drive_rows = clamp_row_est(tuples * f * sel);
@@ -175,9 +224,9 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	/* drive part */
 	run += f * pages * spc_seq_page_cost * ossd_cost_factor;
 	run += drive_rows * (cpu_tuple_cost + qcost.per_tuple);
-	run += path->pathtarget->cost.per_tuple * rel->rows;
+	path->rows = path->param_info ? path->param_info->ppi_rows : rel->rows;
+	run += path->pathtarget->cost.per_tuple * path->rows;
 
-	path->rows = rel->rows;
 	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
 	path->total_cost = path->startup_cost + run;
 }
@@ -205,7 +254,15 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = rel;
 	cp->path.pathtarget = rel->reltarget;
-	cp->path.param_info = NULL;
+
+	/*
+	 * Lateral references make the scan parameterized by the rels they come
+	 * from, as a seq scan's path is: create_scan_plan then adds the join
+	 * clauses and turns the outer Vars and PlaceHolderVars of the target
+	 * list and quals into nestloop Params.  Unparameterized, an outer
+	 * column in the target list would read a column of this relation.
+	 */
+	cp->path.param_info = get_baserel_parampathinfo(root, rel, rel->lateral_relids);
 	cp->path.parallel_aware = false;
 	cp->path.parallel_safe = rel->consider_parallel;
 	cp->path.parallel_workers = 0;
@@ -215,18 +272,21 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cp->custom_private = device_quals;
 	cp->methods = &ossd_path_methods;
 	ossd_cost(root, rel, device_quals, &cp->path);
-	ossd_add_offload_path(rel, cp);
+	ossd_add_offload_path(root, rel, cp);
 }
 
 /*
  * add_path for an offloaded path; under ossd.force_offload it becomes the
  * relation's only path, at zero cost (the debug switch that makes tests
- * run the drive).
+ * run the drive) -- except for a scan that runs once per outer row
+ * (ossd_rel_rescanned): forcing it would trade an index scan per row for
+ * a drive scan of the whole relation per row, so there the offloaded path
+ * competes at its real cost.
  */
 void
-ossd_add_offload_path(RelOptInfo *rel, CustomPath *cp)
+ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cp)
 {
-	if (ossd_force_offload)
+	if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
 	{
 		rel->pathlist = NIL;
 		rel->partial_pathlist = NIL;
@@ -315,10 +375,70 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
+/*
+ * Mark the OssdScans below a Gather or Gather Merge parallel-aware: they may
+ * run in a worker (a Parallel Append gives each child to one process), and
+ * parallel-aware is what gets a CustomScan its share of the query's shared
+ * memory, through which the workers' statistics reach the leader's EXPLAIN
+ * ANALYZE (ossd_exec.c).  The scan itself is unchanged: one process scans
+ * the relation whole.
+ */
+static void
+mark_parallel_scans(Plan *plan, bool under_gather)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+		under_gather = true;
+	switch (nodeTag(plan))
+	{
+		case T_CustomScan:
+			if (under_gather && ((CustomScan *) plan)->methods == &ossd_scan_plan_methods)
+				plan->parallel_aware = true;
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				mark_parallel_scans(lfirst(lc), under_gather);
+			break;
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				mark_parallel_scans(lfirst(lc), under_gather);
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				mark_parallel_scans(lfirst(lc), under_gather);
+			break;
+		case T_SubqueryScan:
+			mark_parallel_scans(((SubqueryScan *) plan)->subplan, under_gather);
+			break;
+		default:
+			break;
+	}
+	mark_parallel_scans(plan->lefttree, under_gather);
+	mark_parallel_scans(plan->righttree, under_gather);
+}
+
+static PlannedStmt *
+ossd_planner(Query *parse, const char *query_string, int cursorOptions,
+			 ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	if (stmt->parallelModeNeeded)
+		mark_parallel_scans(stmt->planTree, false);
+	return stmt;
+}
+
 void
 ossd_planner_init(void)
 {
 	RegisterCustomScanMethods(&ossd_scan_plan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = ossd_set_rel_pathlist;
+	prev_planner_hook = planner_hook;
+	planner_hook = ossd_planner;
 }

@@ -317,6 +317,17 @@ ossd_device_uri_allowed(const char *uri, const char **why)
 ossd_t *
 ossd_get_connection(const char *uri)
 {
+	return ossd_try_connection(uri, NULL);
+}
+
+/*
+ * Same, but with busy non-NULL a drive whose channel slots are all claimed
+ * by other hosts is not an error: *busy is set and NULL returned (the
+ * caller scans on the host instead).
+ */
+ossd_t *
+ossd_try_connection(const char *uri, bool *busy)
+{
 	ListCell   *lc;
 	struct ossd_connect_opts opts;
 	ossd_error	err;
@@ -359,8 +370,16 @@ ossd_get_connection(const char *uri)
 	opts.client_name = "pg_ossd";
 	opts.timeout_ms = ossd_timeout_ms;
 	opts.interrupted = ossd_wait_interrupted;
+	if (busy)
+		*busy = false;
 	if (ossd_connect(uri, &opts, &o, &err) < 0)
 	{
+		/* every slot claimed by others: the caller scans on the host */
+		if (busy && err.status == OSSD__STATUS__ERR_BUSY)
+		{
+			*busy = true;
+			return NULL;
+		}
 		ossd_interrupts_after_wait(err.status);
 		ereport(ERROR,
 				(errcode(ERRCODE_CONNECTION_FAILURE),

@@ -202,7 +202,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (parse->groupingSets || parse->havingQual || parse->hasWindowFuncs ||
 		parse->hasTargetSRFs || !parse->hasAggs)
 		return;
-	if (input_rel->reloptkind != RELOPT_BASEREL)
+	if (input_rel->reloptkind != RELOPT_BASEREL || !bms_is_empty(input_rel->lateral_relids))
 		return;
 	relid = input_rel->relid;
 	rte = planner_rt_fetch(relid, root);
@@ -411,7 +411,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		cp->path.total_cost = 10.0 + cheapest->total_cost * ((1.0 - f) + f * ossd_cost_factor) +
 			cp->path.rows * cpu_tuple_cost;
 	}
-	ossd_add_offload_path(output_rel, cp);
+	ossd_add_offload_path(root, output_rel, cp);
 }
 
 static Plan *

@@ -54,6 +54,7 @@ extern bool ossd_relation_on_drive(Relation rel, char **uri);
 extern bool ossd_segment_object(Relation rel, int segno, char **uri,
 								uint64 *pid, uint64 *oid, uint64 *size);
 extern struct ossd *ossd_get_connection(const char *uri);
+extern struct ossd *ossd_try_connection(const char *uri, bool *busy);
 extern void ossd_segment_capability(Relation rel, int segno, struct ossd *o);
 extern uint64 ossd_add_kernel_capability(struct ossd *o, const char *uri);
 extern void ossd_forget_connection(const char *uri);
@@ -106,7 +107,9 @@ extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
 
 /* ossd_planner.c */
 extern void ossd_planner_init(void);
-extern void ossd_add_offload_path(RelOptInfo *rel, CustomPath *cp);
+extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
+								  CustomPath *cp);
+extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblEntry *rte, char **uri);

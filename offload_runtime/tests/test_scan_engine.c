@@ -894,6 +894,83 @@ test_map_kernel (void **state)
   rel_free (r);
 }
 
+/* map: out0 = (id % 4) * 1.5 (numeric, scale 1), out1 = id (int8) */
+static int
+map_numeric_key (void *k, struct ossd_kctx *ctx, void *st)
+{
+  int64_t id = (int32_t) ctx->col[0].value;
+  memset (&ctx->out[0].num, 0, sizeof ctx->out[0].num);
+  ctx->out[0].num.lo = (uint64_t) ((id % 4) * 15);
+  ctx->out[0].num.scale = 1;
+  ctx->out[1].value = (uint64_t) id;
+  return OSSD_ROW_MATCH;
+}
+
+/* A numeric group key computed by a map kernel comes out as the same
+ * complete numeric varlena a projected key does (issue 12, D3). */
+static void
+test_map_numeric_group_key (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1 };
+  static const struct ossd_scan_outcol outs[] = {
+    { OSSD_PG_NUMERICOID, -1, 4, false, -1 }, { OSSD_PG_INT8OID, 8, 8, true, -1 },
+  };
+  static const struct ossd_scan_agg aggs[] = { { OSSD_AGG_COUNT_STAR, 0 }, { OSSD_AGG_SUM, 1 } };
+  static const uint32_t gb[] = { 0 };
+  q.nbind = 1;
+  q.bind = bind;
+  q.map.exec = map_numeric_key;
+  q.nout = 2;
+  q.outputs = outs;
+  q.naggs = 2;
+  q.aggs = aggs;
+  q.ngroup_by = 1;
+  q.group_by = gb;
+  q.workers = 2;
+  char err[256] = "";
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s.nhrows, 0);
+  size_t pos = 0;
+  int rc;
+  int64_t count[4] = { 0 }, sum[4] = { 0 };
+  struct ossd_value_view key;
+  struct ossd_agg_state_view ag[2];
+  static const bool kbv[] = { false }, abv[] = { true, true };
+  while ((rc = ossd_group_read (s.groups.data, s.groups.len, &pos, 1, kbv, &key, 2, abv, ag)) == 1)
+    {
+      assert_false (key.isnull);
+      /* a complete varlena with a 4-byte header around a numeric */
+      assert_true (key.len > 4);
+      assert_int_equal (ossd_rd32 (key.data) >> 2, key.len);
+      const uint8_t *pl;
+      uint32_t pll;
+      struct ossd_numeric n;
+      ossd_varlena_payload (key.data, key.len, &pl, &pll);
+      assert_int_equal (ossd_numeric_from_pg (pl, pll, &n), 0);
+      assert_int_equal (n.scale, 1);
+      assert_true (n.lo % 15 == 0 && n.lo / 15 < 4);
+      count[n.lo / 15] += ag[0].count;
+      sum[n.lo / 15] += (int64_t) ag[1].sum_lo;
+    }
+  assert_int_equal (rc, 0);
+  for (int g = 0; g < 4; g++)
+    {
+      int64_t c = 0, t = 0;
+      for (int id = g; id < NROWS; id += 4)
+        c++, t += id;
+      assert_int_equal (count[g], c);
+      assert_int_equal (sum[g], t);
+    }
+  sink_free (&s);
+  rel_free (r);
+}
+
 static void
 test_validation (void **state)
 {
@@ -1115,6 +1192,7 @@ main (void)
     cmocka_unit_test (test_kernel_fault_and_sink_error),
     cmocka_unit_test (test_mvcc_rule_in_scan),
     cmocka_unit_test (test_map_kernel),
+    cmocka_unit_test (test_map_numeric_group_key),
     cmocka_unit_test (test_lazy_numeric_binding),
     cmocka_unit_test (test_constant_validation),
     cmocka_unit_test (test_validation),

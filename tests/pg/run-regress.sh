@@ -6,9 +6,10 @@
 # tablespace, then runs sql/ossd_diff.sql against expected/ossd_diff.out
 # four times: offload forced / offload off, each with parallel query off
 # and on -- identical output every time is the differential check --, the
-# pgTAP suite sql/ossd_api.sql, and sql/ossd_security.sql (privileges) with
-# a second drive (its own ossdfs and tablespace) in ossd.devices.  Needs `make -C pg_ossd
-# install` (root).
+# pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql once with its own
+# settings (its EXPLAIN output is part of the answer), and
+# sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
+# and tablespace) in ossd.devices.  Needs `make -C pg_ossd install` (root).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
@@ -50,6 +51,9 @@ run_suite "ossd_diff: offload forced, parallel on"  "-c ossd.force_offload=on -c
 run_suite "ossd_diff: offload off, parallel off"    "-c ossd.enabled=off -c max_parallel_workers_per_gather=0" ossd_diff
 run_suite "ossd_diff: offload off, parallel on"     "-c ossd.enabled=off -c max_parallel_workers_per_gather=2" ossd_diff
 run_suite "ossd_diff: offload forced, interpreter"  "-c ossd.force_offload=on -c ossd.kernel_mode=interpreter" ossd_diff
+# planner decisions (inheritance, LATERAL, map-kernel group keys, parallel
+# append counters, rescans): the file sets what it needs, plans are output
+run_suite "ossd_planner" "" ossd_planner
 
 run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
