@@ -11,7 +11,7 @@ PG_PORT=5445
 source "$top/tests/pg/pg-env.bash"
 # the default slot count, not pg-env.bash's 64
 drive_start () {
-  "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M
+  "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M --group postgres
 }
 # The whole script is read before it runs: 40 background jobs share its
 # file offset with this shell.
