@@ -1167,6 +1167,8 @@ take_chunk(OssdScanState *ss, bool wait)
 				device_error(ss, "the drive answered a scan without a scan chunk");
 			if (c->kernel_mode && c->kernel_mode[0])
 				snprintf(ss->kernel_mode_used, sizeof(ss->kernel_mode_used), "%s", c->kernel_mode);
+			/* counted as they arrive: a LIMIT may leave some unread */
+			ss->rows_drive += c->row_count;
 			/* blocks handed back whole: scan them on the host */
 			for (size_t i = 0; i + 2 < c->n_host_blocks; i += 3)
 			{
@@ -1233,7 +1235,6 @@ next_drive_row(OssdScanState *ss)
 	}
 	ItemPointerSet(&slot->tts_tid, row.block, row.offnum);
 	slot->tts_tableOid = RelationGetRelid(ss->css.ss.ss_currentRelation);
-	ss->rows_drive++;
 	return ExecStoreVirtualTuple(slot);
 }
 

@@ -46,26 +46,29 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Device Kernel", kernel, es);
 
 	initStringInfo(&buf);
-	foreach(lc, proj)
-	{
-		AttrNumber	a = lfirst_int(lc);
-
-		if (buf.len)
-			appendStringInfoString(&buf, ", ");
-		appendStringInfoString(&buf, quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), a - 1)->attname)));
-	}
-	if (buf.len == 0 && list_nth(priv, OSSD_PRIV_AGG) != NIL)
-		appendStringInfoString(&buf, "(map kernel outputs)");
-	ExplainPropertyText("Device Projection", buf.len ? buf.data : "(none)", es);
+	/* an aggregating scan sends partial groups, not projected rows */
 	if (list_nth(priv, OSSD_PRIV_AGG) != NIL)
 		ossd_agg_explain(ss, dpcontext, es);
+	else
+	{
+		foreach(lc, proj)
+		{
+			AttrNumber	a = lfirst_int(lc);
+
+			if (buf.len)
+				appendStringInfoString(&buf, ", ");
+			appendStringInfoString(&buf, quote_identifier(NameStr(TupleDescAttr(RelationGetDescr(rel), a - 1)->attname)));
+		}
+		ExplainPropertyText("Device Projection", buf.len ? buf.data : "(none)", es);
+	}
 
 	resetStringInfo(&buf);
 	appendStringInfo(&buf, "%s requested", ossd_kernel_mode == OSSD_KMODE_JIT ? "jit" : "interpreter");
 	if (es->analyze && ss->sc == NULL && strcmp(ss->kernel_mode_used, "none") != 0)
 		appendStringInfo(&buf, ", drive ran %s", ss->kernel_mode_used);
 	ExplainPropertyText("Kernel Mode", buf.data, es);
-	if (es->verbose)
+	/* a deployed kernel is counted by ossd_deployed_kernels, not here */
+	if (es->verbose && !(kernel && kernel[0]))
 		ExplainPropertyInteger("Kernel Instructions", NULL, intVal(list_nth(priv, OSSD_PRIV_NINSNS)), es);
 
 	if (es->analyze)
@@ -76,6 +79,7 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		/* dirty all-visible blocks the scan wrote out so the drive could scan them */
 		if (ss->blocks_written_out > 0)
 			ExplainPropertyUInteger("Blocks Written Out", NULL, ss->blocks_written_out, es);
+		/* rows the drive sent, read by the executor or not (LIMIT) */
 		ExplainPropertyUInteger("Rows from Drive", NULL, ss->rows_drive, es);
 		ExplainPropertyUInteger("Host Rows from Drive", NULL, ss->host_rows_back, es);
 		if (list_nth(priv, OSSD_PRIV_AGG) != NIL)

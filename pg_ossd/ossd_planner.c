@@ -277,8 +277,9 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 /*
  * add_path for an offloaded path; under ossd.force_offload it becomes the
- * relation's only path, at zero cost (the debug switch that makes tests
- * run the drive) -- except for a scan that runs once per outer row
+ * relation's only path (the debug switch that makes tests run the drive),
+ * at its real cost, so that EXPLAIN shows it and the joins above still
+ * weigh it -- except for a scan that runs once per outer row
  * (ossd_rel_rescanned): forcing it would trade an index scan per row for
  * a drive scan of the whole relation per row, so there the offloaded path
  * competes at its real cost.
@@ -290,8 +291,6 @@ ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cp)
 	{
 		rel->pathlist = NIL;
 		rel->partial_pathlist = NIL;
-		cp->path.startup_cost = 0;
-		cp->path.total_cost = 0;
 	}
 	add_path(rel, &cp->path);
 }

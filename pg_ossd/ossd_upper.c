@@ -1002,5 +1002,31 @@ ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
 		ExplainPropertyText("Device Group Keys",
 							deparse_expression((Node *) keys, dpcontext, false, false), es);
 	ExplainPropertyText("Device Map Kernel", mapc->constisnull ? "none" : "compiled", es);
-	ExplainPropertyText("Host Final Merge", "numeric_add / numeric_div / btree comparison", es);
+
+	/* how the host merges the drive's partial states, per aggregate kind */
+	{
+		bool		seen[6] = {false};
+		static const char *merges[] = {
+			"count addition", "count addition", "numeric_add",
+			"numeric_add / numeric_div", "btree comparison", "btree comparison"
+		};
+
+		resetStringInfo(&buf);
+		foreach(sc, specs)
+		{
+			int			kind = linitial_int((List *) lfirst(sc));
+			bool		dup = false;
+
+			for (int k = 0; k < 6; k++)
+				if (seen[k] && strcmp(merges[k], merges[kind]) == 0)
+					dup = true;
+			seen[kind] = true;
+			if (dup)
+				continue;
+			if (buf.len)
+				appendStringInfoString(&buf, ", ");
+			appendStringInfoString(&buf, merges[kind]);
+		}
+		ExplainPropertyText("Host Final Merge", buf.data, es);
+	}
 }

@@ -213,7 +213,13 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
       if ((uint64_t) off + size > ip->size)
         ip->size = (uint64_t) off + size;
       if ((uint64_t) off + size > ip->drive_size)
-        ip->drive_size = (uint64_t) off + size;
+        {
+          /* bytes past the object's end are newly mapped; a write below it
+           * may fill a hole, which is known at the next load */
+          ip->allocated += (uint64_t) off + size
+            - ((uint64_t) off > ip->drive_size ? (uint64_t) off : ip->drive_size);
+          ip->drive_size = (uint64_t) off + size;
+        }
       fs_now (&ip->d.mtime);
       ip->d.ctime = ip->d.mtime;
       ip->dirty = true;

@@ -348,10 +348,9 @@ inode_stat (const struct inode *ip, struct stat *st)
   st->st_rdev = ip->d.rdev;
   st->st_size = (off_t) ip->size;
   st->st_blksize = 65536;
-  {
-    uint64_t alloc = ip->allocated > ip->size ? ip->allocated : ip->size;
-    st->st_blocks = (blkcnt_t) ((alloc + 4095) / 4096 * 8);
-  }
+  /* what the drive maps, so that sparse files look sparse (du, cp
+   * --sparse); a hole filled since the inode was loaded counts later */
+  st->st_blocks = (blkcnt_t) ((ip->allocated + 4095) / 4096 * 8);
   st->st_atim = ip->d.atime;
   st->st_mtim = ip->d.mtime;
   st->st_ctim = ip->d.ctime;

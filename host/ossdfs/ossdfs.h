@@ -87,7 +87,8 @@ struct inode
   uint64_t size;              /* file size */
   uint64_t drive_size;        /* object length on the drive (<= size when
                                  zeros were appended: file.c) */
-  uint64_t allocated;         /* bytes mapped on the drive (at load) */
+  uint64_t allocated;         /* bytes mapped on the drive (at load, plus
+                                 what writes appended since) */
   uint32_t nopen;             /* open file handles */
   bool dirty;                 /* d.mtime/ctime or the length newer than
                                  on the drive */

@@ -160,6 +160,16 @@ xattr_store (struct fs *fs, struct inode *ip, uint32_t number,
   return r;
 }
 
+/* POSIX ACLs are not supported: stored as opaque bytes they would not be
+ * enforced, and `cp -p` would then trust them over the mode (a 0644 file
+ * became 0600).  EOPNOTSUPP makes cp and tar fall back to chmod. */
+static bool
+is_posix_acl (const char *name)
+{
+  return strcmp (name, "system.posix_acl_access") == 0
+    || strcmp (name, "system.posix_acl_default") == 0;
+}
+
 void
 fsop_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
              const char *value, size_t size, int flags)
@@ -181,6 +191,11 @@ fsop_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
   if (synthesized (name))
     {
       fuse_reply_err (req, EPERM);
+      return;
+    }
+  if (is_posix_acl (name))
+    {
+      fuse_reply_err (req, EOPNOTSUPP);
       return;
     }
   if (namelen == 0 || namelen > 255)
@@ -255,8 +270,14 @@ fsop_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
   char sbuf[4096];
   const void *val = NULL;
   size_t len = 0;
-  int r = inode_get (fs, ino_to_oid (ino), &ip), n;
+  int r, n;
 
+  if (is_posix_acl (name))
+    {
+      fuse_reply_err (req, EOPNOTSUPP);
+      return;
+    }
+  r = inode_get (fs, ino_to_oid (ino), &ip);
   if (r < 0)
     {
       fuse_reply_err (req, -r);

@@ -150,6 +150,28 @@ set -- $blocks
 [ $(($1 * $2)) -ge $((3 << 30)) ] && tap_ok "statfs reports the drive's capacity ($(($1 * $2 >> 20)) MiB)" || tap_not_ok "statfs capacity" "$blocks"
 [ "$(stat -f -c %l "$mnt")" = 240 ] && tap_ok "statfs name max 240" || tap_not_ok "statfs name max"
 
+# ---- POSIX ACLs (unsupported: cp -p keeps the mode), sparse files --------------
+printf 'acl\n' >"$mnt/acl644"; chmod 644 "$mnt/acl644"
+out=$(setfattr -n system.posix_acl_access -v 0sAgAAAAEABgD/////BAAEAP////8gAAQA/////w== "$mnt/acl644" 2>&1)
+case $out in *"not supported"*) tap_ok "system.posix_acl_access is refused with EOPNOTSUPP" ;;
+  *) tap_not_ok "system.posix_acl_access is refused with EOPNOTSUPP" "$out" ;; esac
+cp -p "$mnt/acl644" "$mnt/acl644.copy" && cp -a "$mnt/acl644" "$mnt/acl644.a"
+[ "$(stat -c %a "$mnt/acl644.copy") $(stat -c %a "$mnt/acl644.a")" = "644 644" ] \
+  && tap_ok "cp -p and cp -a keep a 0644 file 0644" \
+  || tap_not_ok "cp -p and cp -a keep the mode" "$(stat -c %a "$mnt/acl644.copy" "$mnt/acl644.a")"
+rm -f "$mnt/acl644" "$mnt/acl644.copy" "$mnt/acl644.a"
+truncate -s 100M "$mnt/sparse"
+dd if=/dev/urandom of="$mnt/sparse" bs=8k count=1 seek=6400 conv=notrunc status=none
+blocks=$(stat -c %b "$mnt/sparse")
+[ "$(stat -c %s "$mnt/sparse")" = 104857600 ] && [ "$blocks" -le 64 ] \
+  && tap_ok "a sparse 100 MiB file with one 8 KiB page reports $blocks blocks" \
+  || tap_not_ok "a sparse file reports what the drive maps" "st_blocks=$blocks"
+dd if=/dev/urandom of="$mnt/dense" bs=1M count=4 status=none
+blocks=$(stat -c %b "$mnt/dense")
+[ "$blocks" -ge 8192 ] && tap_ok "a dense 4 MiB file reports its blocks ($blocks)" \
+  || tap_not_ok "a dense file reports its blocks" "st_blocks=$blocks"
+rm -f "$mnt/sparse" "$mnt/dense"
+
 # ---- remount ----------------------------------------------------------------
 snap () { (cd "$mnt" && find . -path ./many -prune -o -print0 | sort -z | xargs -0 stat -c '%n %f %h %u %g %s %Y' ; \
            find . -type f ! -path './many/*' -print0 | sort -z | xargs -0 md5sum; ls many | sort | md5sum; \
