@@ -1120,10 +1120,14 @@ ossd_filter(PG_FUNCTION_ARGS)
 				 errmsg("kernel \"%s\" faulted", name),
 				 errdetail("instruction %u: %s", st.fault_insn,
 						   st.fault_reason ? st.fault_reason : "run-time error")));
-	if (r == OSSD_ROW_TO_HOST)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("kernel \"%s\" handed a row to the host, which has no other way to evaluate it", name)));
 	pfree(ctx);
+	/*
+	 * TO_HOST: the kernel (or a helper, on overflow) cannot decide this row.
+	 * The host has no other code for a custom kernel, so the answer is
+	 * unknown, as SQL has it: NULL (WHERE drops the row), the same whether
+	 * the drive handed the row back or the host ran the kernel itself.
+	 */
+	if (r == OSSD_ROW_TO_HOST)
+		PG_RETURN_NULL();
 	PG_RETURN_BOOL(r == OSSD_ROW_MATCH);
 }

@@ -32,7 +32,7 @@ VACUUM ANALYZE part;
 CHECKPOINT;
 RESET default_tablespace;
 
-SELECT plan(49);
+SELECT plan(52);
 
 -- functions, views, GUCs
 SELECT has_function('ossd_devices', 'ossd_devices()');
@@ -142,6 +142,19 @@ SELECT matches(error_detail($$SELECT count(*) FROM part WHERE ossd_filter('fault
                'SCAN failed', 'whose detail is the drive''s reason');
 RESET ossd.force_offload;
 
+-- a kernel that hands some rows to the host (TO_HOST): ossd_filter is NULL
+-- (unknown) for them, on the drive and on the host alike; no ERROR
+SELECT lives_ok($$SELECT ossd_deploy_kernel('tohost', image) FROM test_kernels WHERE name = 'tohost'$$,
+                'deploy a kernel that returns TO_HOST for some rows');
+SET ossd.force_offload = on;
+SELECT is((SELECT count(*)::int FROM part WHERE ossd_filter('tohost', p_partkey)), 13334,
+          'offloaded: the rows it hands back are dropped by WHERE, the query completes');
+RESET ossd.force_offload;
+SET ossd.enabled = off;
+SELECT is((SELECT count(*)::int FROM part WHERE ossd_filter('tohost', p_partkey) IS NULL), 6666,
+          'on the host: ossd_filter is NULL for those rows');
+RESET ossd.enabled;
+
 -- a malicious kernel is refused, quoting the verifier
 SELECT throws_like($$SELECT ossd_deploy_kernel('evil', image) FROM test_kernels WHERE name = 'evil'$$,
                    '%rejected by the verifier%', 'a kernel reading outside its context is refused');
@@ -160,5 +173,5 @@ SELECT ok(NOT EXISTS (SELECT 1 FROM explain_text($$SELECT count(*) FROM lineitem
 RESET ossd.min_relation_pages;
 
 SELECT ok(ossd_drop_kernel('q6') AND ossd_drop_kernel('green') AND ossd_drop_kernel('faulty')
-          AND ossd_drop_kernel('between') AND ossd_drop_kernel('like'), 'ossd_drop_kernel');
+          AND ossd_drop_kernel('between') AND ossd_drop_kernel('like') AND ossd_drop_kernel('tohost'), 'ossd_drop_kernel');
 SELECT * FROM finish();

@@ -6,7 +6,8 @@
 # into a temp dir and the cluster's name and port its own.  A table that
 # autovacuum alone makes all-visible must then be offloaded without
 # ossd.force_offload.  Also: without shared_preload_libraries nothing is
-# offloaded and the extension says so.
+# offloaded and the extension says so.  Last, sql/ossd_diff.sql on this
+# cluster with offload forced and off: a full suite with the user defaults.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -113,6 +114,26 @@ fi
 on=$(psql_gs -c "$q6"); off=$(psql_gs -c "SET ossd.enabled = off" -c "$q6")
 [ -n "$on" ] && [ "$on" = "$off" ] && tap_ok "the same answer with ossd.enabled off ($on)" \
   || tap_not_ok "the same answer with offload off" "on=$on off=$off"
+
+# A full suite with the user defaults: ossd_diff (answers only) with
+# offload forced and off, on this cluster (autovacuum on, C.UTF-8)
+regress=$(pg_config --pkglibdir)/pgxs/src/test/regress/pg_regress
+mkdir -p "$work/regress"; cp -r "$top/sql" "$top/expected" "$work/regress/"; chown -R postgres: "$work/regress"
+psql_gs -c "CREATE DATABASE regress_ossd" >/dev/null && psql_gs -d regress_ossd -c "CREATE EXTENSION pg_ossd" >/dev/null
+if psql_gs -d regress_ossd <"$top/tests/pg/setup-tpch.sql" >"$work/setup.log" 2>&1; then
+  tap_ok "TPC-H-like schema loaded on the drive"
+else
+  tap_not_ok "TPC-H-like schema loaded" "$(tail -3 "$work/setup.log")"
+fi
+for mode in "ossd.force_offload=on" "ossd.enabled=off"; do
+  out=$work/regress/out-${mode%%=*}; mkdir -p "$out"; chown postgres: "$out"
+  if (cd "$work/regress" && sudo -u postgres env "PGOPTIONS=-c $mode" "$regress" --use-existing \
+        --dbname=regress_ossd --inputdir=. --outputdir="$out" --port="$port" ossd_diff) >"$out.log" 2>&1; then
+    tap_ok "ossd_diff with the user defaults, $mode"
+  else
+    tap_not_ok "ossd_diff with the user defaults, $mode" "$(head -20 "$out/regression.diffs" 2>/dev/null | tr '\n' ' ')"
+  fi
+done
 
 # Stopping, as README says
 pg_ctlcluster 15 "$cluster" stop >/dev/null 2>&1

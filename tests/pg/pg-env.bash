@@ -7,7 +7,8 @@
 source "$top/tests/integration/ossdfs-lib.bash"
 pg_port=${PG_PORT:-5441}
 
-# More slots than the default 32: every backend and ossdfs hold some.
+# More slots than the default 32: the suites run many backends at once and
+# each, like ossdfs, holds some (tests/pg/run-slots.sh runs the default).
 # The socket is root:postgres 0660: backends reach the drive, and what they
 # may do there is what ossdfs' capabilities allow (docs/security.md).
 drive_start () {
@@ -27,6 +28,18 @@ pgenv_up () {
   mkdir -p "$mnt/ts"
   chown postgres: "$mnt/ts"
   pg_init || { cat "$work/initdb.log" >&2; return 1; }
+  # The harness's own settings, each for a reason; the user defaults are
+  # run by tests/integration/40-getting-started.sh (a Debian cluster:
+  # autovacuum on, C.UTF-8, the drive's default slots, ossd_diff included).
+  #  lc_messages C             tests match PostgreSQL's messages in English
+  #  parallel_* / min_parallel_table_scan_size
+  #                            parallel plans on the suites' small tables, so
+  #                            that offload under Gather is exercised
+  #  autovacuum off            the visibility map changes only where a test
+  #                            says so (VACUUM, CHECKPOINT): EXPLAIN ANALYZE
+  #                            block counts in expected outputs stay exact
+  #  jit off                   PostgreSQL's own JIT (not the drive's) only
+  #                            adds compile time to every test query
   cat >>"$pgdata/postgresql.conf" <<CONF
 shared_preload_libraries = 'pg_ossd'
 lc_messages = 'C'
@@ -42,8 +55,9 @@ CONF
   psql_q -c "CREATE EXTENSION pg_ossd" || return 1
 }
 
-# The cluster uses the C collation so that text ordering and LIKE can be
-# offloaded (tests also use COLLATE clauses to check what is not), and data
+# The cluster uses the C collation so that expected outputs sort the same
+# everywhere (C.UTF-8 would offload as much: sql/ossd_collate.sql; tests also
+# use COLLATE clauses to check what is not offloaded), and data
 # checksums (-k), which the drive's scan engine verifies as PostgreSQL does.
 pg_init () {
   pgdata=$work/pgdata

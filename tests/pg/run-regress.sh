@@ -104,6 +104,15 @@ OSSD_KERNEL (faulty)
 }
 KERNEL
 clang-14 -O2 -target bpf -I"$kinc" -c "$work/faulty.c" -o "$work/faulty.o"
+cat >"$work/tohost.c" <<'KERNEL'
+#include "ossd_kernel.h"
+OSSD_KERNEL (tohost)
+{
+  /* every third key undecided: the drive hands the row to the host */
+  return (__u64) ctx->col[0].value % 3 == 0 ? OSSD_ROW_TO_HOST : OSSD_ROW_MATCH;
+}
+KERNEL
+clang-14 -O2 -target bpf -I"$kinc" -c "$work/tohost.c" -o "$work/tohost.o"
 if [ -f "$kinc/ossd_kernel.h" ] && cmp -s "$kinc/ossd_kernel.h" "$top/offload_runtime/include/ossd_kernel.h" \
    && [ -s "$work/evil.o" ] && [ -s "$work/faulty.o" ]; then
   tap_ok "the installed ossd_kernel.h builds kernels with README's command"
@@ -117,7 +126,8 @@ psql_q -d regress_ossd -c "CREATE TABLE test_kernels AS
   UNION ALL SELECT 'numeric_between', pg_read_binary_file('$work/numeric_between.o')
   UNION ALL SELECT 'like_pattern', pg_read_binary_file('$work/like_pattern.o')
   UNION ALL SELECT 'evil', pg_read_binary_file('$work/evil.o')
-  UNION ALL SELECT 'faulty', pg_read_binary_file('$work/faulty.o')" >/dev/null
+  UNION ALL SELECT 'faulty', pg_read_binary_file('$work/faulty.o')
+  UNION ALL SELECT 'tohost', pg_read_binary_file('$work/tohost.o')" >/dev/null
 
 if psql_q -d regress_ossd -c "CREATE EXTENSION IF NOT EXISTS pgtap" >/dev/null 2>&1; then
   run_suite "ossd_api (pgTAP)" "" ossd_api
