@@ -146,7 +146,7 @@ got=$(psql_q -c "$force" -c "$q")
 # psql as postgres with application_name $1, the rest its arguments
 psql_app () {
   local app=$1; shift
-  timeout -k 5 60 runuser -u postgres -- env PGAPPNAME="$app" "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"
+  (cd "$work" && timeout -k 5 60 runuser -u postgres -- env PGAPPNAME="$app" "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@")
 }
 # signal_backend FUNC APP: pg_cancel_backend / pg_terminate_backend the
 # backend of application APP once it runs a query.
@@ -161,7 +161,7 @@ signal_backend () {
 }
 
 # psql bounded by timeout(1): a build without deadlines would wait forever
-psql_t () { timeout -k 5 60 runuser -u postgres -- "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"; }
+psql_t () { (cd "$work" && timeout -k 5 60 runuser -u postgres -- "$pgbin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$work/pgsock" -p "$pg_port" -U postgres -d postgres "$@"); }
 drive_stop
 t0=$(now_ms)
 out=$(psql_t -c "$force" -c "$q" 2>&1); rc=$?

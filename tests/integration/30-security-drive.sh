@@ -12,7 +12,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
 . "$top/tests/integration/ossdfs-lib.bash"
 ofs_init security
-as_nobody () { runuser -u nobody -- "$@"; }
+# nobody and daemon run ossdctl from $work (0755): the checkout may be
+# unreadable to them (a 0700 home or mktemp dir), as it is on CI
+mkdir -p "$work/bin"
+install -m 755 "$ctl" "$work/bin/ossdctl"
+ctl=$work/bin/ossdctl
+install -m 644 "$work/payload" "$work/payload"
+as_nobody () { (cd "$work" && runuser -u nobody -- "$@"); }
 # "description" "expected text" command...: the command fails and says so.
 refused () {
   local d=$1 want=$2 out; shift 2
@@ -51,7 +57,7 @@ refused "nobody: format refused" "FORMAT: permission denied: no capability (it n
   as_nobody "$ctl" format
 refused "nobody: attr set refused" "SET ATTRIBUTES: permission denied" as_nobody "$ctl" attr set 5:7 1 1 evil
 refused "nobody: rm refused" "permission denied" as_nobody "$ctl" rm 5:7
-refused "nobody: put refused" "permission denied" as_nobody "$ctl" put "$top/README.md" 5:8
+refused "nobody: put refused" "permission denied" as_nobody "$ctl" put "$work/payload" 5:8
 refused "nobody: partition create refused" "permission denied" as_nobody "$ctl" partition create 6
 refused "nobody: stats --reset refused" "STATS: permission denied" as_nobody "$ctl" stats --reset
 refused "nobody cannot read the key file" "Permission denied" as_nobody "$ctl" --key-file "$work/drive.img.key" ls 5
@@ -96,7 +102,7 @@ out=$(as_nobody "$ctl" --cap "$cap_mine" get "1:$oid_mine" - 2>&1)
 refused "that capability does not open root's file's object" "GET ATTRIBUTES: permission denied" \
   as_nobody "$ctl" --cap "$cap_mine" get "1:$oid_root" -
 refused "the read capability of the 0644 file does not let put change it" "permission denied" \
-  as_nobody "$ctl" --cap "$cap_pub" put "$top/README.md" "1:$oid_pub"
+  as_nobody "$ctl" --cap "$cap_pub" put "$work/payload" "1:$oid_pub"
 [ "$(cat "$mnt/public")" = "everyone reads" ] && tap_ok "the 0644 file is unchanged" \
   || tap_not_ok "the 0644 file is unchanged" "$(head -c 100 "$mnt/public")"
 kc=$(as_nobody getfattr --absolute-names --only-values -n user.ossd.kernelcap "$mnt" 2>&1)
