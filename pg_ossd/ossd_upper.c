@@ -1003,30 +1003,40 @@ ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
 							deparse_expression((Node *) keys, dpcontext, false, false), es);
 	ExplainPropertyText("Device Map Kernel", mapc->constisnull ? "none" : "compiled", es);
 
-	/* how the host merges the drive's partial states, per aggregate kind */
+	/*
+	 * How the host merges the drive's partial states: counts add, sums are
+	 * numeric_add, an average adds sum and count and divides at the end,
+	 * min and max compare with the type's btree order.
+	 */
 	{
-		bool		seen[6] = {false};
-		static const char *merges[] = {
-			"count addition", "count addition", "numeric_add",
-			"numeric_add / numeric_div", "btree comparison", "btree comparison"
+		static const char *ops[] = {
+			"count addition", "numeric_add", "numeric_div", "btree comparison"
 		};
+		bool		used[4] = {false, false, false, false};
 
-		resetStringInfo(&buf);
 		foreach(sc, specs)
 		{
-			int			kind = linitial_int((List *) lfirst(sc));
-			bool		dup = false;
-
-			for (int k = 0; k < 6; k++)
-				if (seen[k] && strcmp(merges[k], merges[kind]) == 0)
-					dup = true;
-			seen[kind] = true;
-			if (dup)
-				continue;
-			if (buf.len)
-				appendStringInfoString(&buf, ", ");
-			appendStringInfoString(&buf, merges[kind]);
+			switch (linitial_int((List *) lfirst(sc)))
+			{
+				case OSSD_AGG_COUNT_STAR:
+				case OSSD_AGG_COUNT:
+					used[0] = true;
+					break;
+				case OSSD_AGG_SUM:
+					used[1] = true;
+					break;
+				case OSSD_AGG_AVG:
+					used[1] = used[2] = true;
+					break;
+				default:
+					used[3] = true;
+					break;
+			}
 		}
+		resetStringInfo(&buf);
+		for (int k = 0; k < 4; k++)
+			if (used[k])
+				appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", ops[k]);
 		ExplainPropertyText("Host Final Merge", buf.data, es);
 	}
 }

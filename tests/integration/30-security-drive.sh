@@ -16,9 +16,10 @@ ofs_init security
 # unreadable to them (a 0700 home or mktemp dir), as it is on CI
 mkdir -p "$work/bin"
 install -m 755 "$ctl" "$work/bin/ossdctl"
-ctl=$work/bin/ossdctl
-install -m 644 "$work/payload" "$work/payload"
-as_nobody () { (cd "$work" && runuser -u nobody -- "$@"); }
+install -m 644 "$top/README.md" "$work/payload"
+as_other () { local u=$1; shift; [ "$1" = "$ctl" ] && { shift; set -- "$work/bin/ossdctl" "$@"; }
+              (cd "$work" && runuser -u "$u" -- "$@"); }
+as_nobody () { as_other nobody "$@"; }
 # "description" "expected text" command...: the command fails and says so.
 refused () {
   local d=$1 want=$2 out; shift 2
@@ -64,7 +65,7 @@ refused "nobody cannot read the key file" "Permission denied" as_nobody "$ctl" -
 # a capability with a changed MAC, then one with its rights widened
 good="ossdcap1 pid=5 oid=7 rights=0x1 expiry=$(( $(date +%s) + 600 ))000000000 version=0 mac=$(printf '%064d' 0)"
 refused "nobody: a made-up capability is refused (MAC)" "MAC does not verify" as_nobody "$ctl" --cap "$good" get 5:7 -
-refused "daemon (not in the group) cannot reach the socket" "Permission denied" runuser -u daemon -- "$ctl" info
+refused "daemon (not in the group) cannot reach the socket" "Permission denied" as_other daemon "$ctl" info
 
 after=$(state 2>&1)
 [ "$before" = "$after" ] && tap_ok "drive state unchanged (partitions, objects, attributes, bytes)" \
