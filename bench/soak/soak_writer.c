@@ -19,7 +19,8 @@
  * acknowledged may also be absent or read as zeros (it was never
  * promised).  Blocks of different generations in one object (a torn
  * multi-block write that was never acknowledged) are counted as "mixed"
- * and printed: the contract only promises acknowledged-after-FLUSH data.
+ * and printed (once: not again while the object is not rewritten): the
+ * contract only promises acknowledged-after-FLUSH data.
  * Then it FLUSHes and records what it read as acknowledged.  Exit 0 when
  * nothing was lost, 1 on a loss, 2 on a usage or connection error. */
 #include <errno.h>
@@ -45,7 +46,10 @@ struct hdr
   uint64_t sum;                 /* FNV-1a of bytes [32, BLK) */
 };
 
-static uint64_t acked[NOBJ + 1], attempted[NOBJ + 1];
+/* per object: acknowledged generation, highest attempted, and the
+ * attempted generation at the last verify (an object not written since is
+ * not counted as newly mixed again) */
+static uint64_t acked[NOBJ + 1], attempted[NOBJ + 1], verified[NOBJ + 1];
 
 static size_t
 obj_blocks (unsigned k)
@@ -84,13 +88,18 @@ load_state (const char *path)
   if (!f)
     return errno == ENOENT ? 0 : -1;
   unsigned k;
-  uint64_t a, t;
-  while (fscanf (f, "%u %" SCNu64 " %" SCNu64, &k, &a, &t) == 3)
-    if (k >= 1 && k <= NOBJ)
-      {
-        acked[k] = a;
-        attempted[k] = t;
-      }
+  uint64_t a, t, v;
+  char line[256];
+  while (fgets (line, sizeof line, f))
+    {
+      int n = sscanf (line, "%u %" SCNu64 " %" SCNu64 " %" SCNu64, &k, &a, &t, &v);
+      if (n >= 3 && k >= 1 && k <= NOBJ)
+        {
+          acked[k] = a;
+          attempted[k] = t;
+          verified[k] = n == 4 ? v : 0;
+        }
+    }
   fclose (f);
   return 0;
 }
@@ -104,7 +113,8 @@ save_state (const char *path)
   if (!f)
     return -1;
   for (unsigned k = 1; k <= NOBJ; k++)
-    fprintf (f, "%u %" PRIu64 " %" PRIu64 "\n", k, acked[k], attempted[k]);
+    fprintf (f, "%u %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", k, acked[k], attempted[k],
+             verified[k]);
   if (fclose (f) != 0)
     return -1;
   return rename (tmp, path);
@@ -255,7 +265,7 @@ do_verify (ossd_t *h, const char *state)
           lost++;
           continue;
         }
-      if (gmax && gmin != gmax)
+      if (gmax && gmin != gmax && attempted[k] != verified[k])
         {
           printf ("mixed object %u: blocks of generations %" PRIu64 "..%" PRIu64
                   " (acked %" PRIu64 ", attempted %" PRIu64 ")\n", k, gmin, gmax, acked[k],
@@ -275,7 +285,10 @@ do_verify (ossd_t *h, const char *state)
   else
     {
       for (unsigned k = 1; k <= NOBJ; k++)
-        acked[k] = newack[k];
+        {
+          acked[k] = newack[k];
+          verified[k] = attempted[k];
+        }
       if (save_state (state) < 0)
         rc = 2;
     }
