@@ -311,6 +311,13 @@ main (int argc, char **argv)
                                  .timeout_ms = strcmp (argv[1], "write") ? 20000 : 3000 };
   ossd_error err = { 0 };
   ossd_t *h;
+#ifdef OSSD_CAP_H
+  /* with capabilities (docs/security.md): the drive's key, as root tools
+   * use it ($OSSD_KEY_FILE, else the run directory's ossd.key) */
+  char key[4096];
+  ossd_default_key_file (key, sizeof key);
+  o.key_file = key;
+#endif
   if (load_state (argv[3]) < 0)
     {
       perror (argv[3]);
