@@ -16,8 +16,10 @@ include offload_runtime/component.mk
 include device/component.mk
 include host/component.mk
 include bench/component.mk
+include bench/soak/component.mk
 include tests/integration/component.mk
 include proto/fuzz/component.mk
+include offload_runtime/fuzz/component.mk
 -include pg_ossd/component.mk
 
 .PHONY: all test test-programs demo fuzz

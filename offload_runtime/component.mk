@@ -40,7 +40,7 @@ $(B)/examples/%.o: offload_runtime/examples/%.c offload_runtime/include/ossd_ker
 
 $(RT_TESTS): | $(RT_EXAMPLES)
 
-# Verifier fuzzer (libFuzzer + ASan) over the runtime's loader/verifier/
+# Verifier fuzzer (libFuzzer + ASan + UBSan) over the runtime's loader/verifier/
 # interpreter/helpers; seeds come from the verifier corpus.
 RT_FUZZ_SRCS := $(wildcard offload_runtime/helpers_*.c offload_runtime/numeric_*.c \
   offload_runtime/loader_*.c offload_runtime/verifier*.c) offload_runtime/prog.c \
@@ -56,7 +56,7 @@ TEST_BINS += $(RT_FUZZ_MUTATOR_CHECK)
 $(RT_FUZZ): offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) \
     $(wildcard offload_runtime/*.h offload_runtime/include/*.h offload_runtime/tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address -fno-omit-frame-pointer -D_GNU_SOURCE \
+	$(CLANG) -g -O1 $(FUZZ_SANITIZE) -fno-omit-frame-pointer -D_GNU_SOURCE \
 	  -Ioffload_runtime/include -Ioffload_runtime -Ioffload_runtime/tests \
 	  offload_runtime/fuzz/fuzz_verifier.c $(RT_FUZZ_SRCS) -o $@ -lelf -lm
 

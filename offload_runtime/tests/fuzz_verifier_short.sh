@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz_verifier_short.sh - short libFuzzer run (about 20 s) of the verifier
-# and interpreter under ASan, as a TAP suite for `make test`.  The long run
+# and interpreter under ASan + UBSan, as a TAP suite for `make test`.  The long run
 # is `make fuzz`.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -21,8 +21,8 @@ fi
 mkdir -p "$work/corpus"
 if out=$(cd "$work" && "$bin" -max_total_time="$secs" -max_len=2048 -rss_limit_mb=2048 \
            -print_final_stats=1 "$work/corpus" 2>&1); then
-  tap_ok "verifier fuzzer ${secs}s under ASan: no out-of-bounds access ($(echo "$out" | grep -o 'stat::number_of_executed_units: *[0-9]*' | grep -o '[0-9]*$') runs)"
+  tap_ok "verifier fuzzer ${secs}s under ASan+UBSan: no out-of-bounds access ($(echo "$out" | grep -o 'stat::number_of_executed_units: *[0-9]*' | grep -o '[0-9]*$') runs)"
 else
-  tap_not_ok "verifier fuzzer ${secs}s under ASan" "$(echo "$out" | grep -E 'ERROR|SUMMARY|abort|insn' | head -5 | tr '\n' ' ')"
+  tap_not_ok "verifier fuzzer ${secs}s under ASan+UBSan" "$(echo "$out" | grep -E 'ERROR|SUMMARY|abort|insn' | head -5 | tr '\n' ' ')"
 fi
 tap_done

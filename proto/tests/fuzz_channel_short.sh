@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short run of the channel fuzzer inside `make test` (longer: make fuzz).
+# A short run of the channel fuzzer (ASan + UBSan) inside `make test` (longer: make fuzz).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
