@@ -385,6 +385,8 @@ ossd_try_connection(const char *uri, bool *busy)
 				(errcode(ERRCODE_CONNECTION_FAILURE),
 				 errmsg("could not connect to OSSD drive \"%s\"", uri),
 				 errdetail("%s", err.msg),
+				 err.errnum == EACCES ?
+				 errhint("The drive's socket does not let the server's user in: start the drive with \"ossdctl device start --group GROUP\", GROUP being one the server's user belongs to.") :
 				 errhint("Check that the drive is running and that ossdfs is mounted.")));
 	}
 

@@ -92,6 +92,13 @@ out=$(psql_gs -c "CREATE EXTENSION pg_ossd" 2>&1)
 [ -z "$out" ] && tap_ok "CREATE EXTENSION pg_ossd (no warning)" || tap_not_ok "CREATE EXTENSION pg_ossd" "$out"
 ok_if "ALTER TABLE lineitem SET TABLESPACE ossd" psql_gs -c "ALTER TABLE lineitem SET TABLESPACE ossd"
 
+# a socket the server's user may not open: the hint says what to do
+chmod 600 "$OSSD_RUNDIR/ossd.sock"
+out=$(psql_gs -c "SELECT count(*) FROM ossd_kernels()" 2>&1)
+chmod 660 "$OSSD_RUNDIR/ossd.sock"
+echo "$out" | grep -q -- "--group GROUP" && tap_ok "a socket postgres may not open: the hint names ossdctl device start --group" \
+  || tap_not_ok "the permission hint" "$out"
+
 # 5. autovacuum alone (default naptime 1 min) makes the moved table all-visible
 vac=0
 for _ in $(seq 90); do
