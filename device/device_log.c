@@ -20,20 +20,24 @@ device_log (ossd_device_t *dev, const char *fmt, ...)
     fprintf (stderr, "ossd-device: %s\n", line);
 }
 
+static uint64_t
+clock_ns (clockid_t clock)
+{
+  struct timespec ts;
+  clock_gettime (clock, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
 uint64_t
 device_now_ns (void)
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+  return clock_ns (CLOCK_MONOTONIC);
 }
 
 uint64_t
 device_wall_ns (void)
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_REALTIME, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+  return clock_ns (CLOCK_REALTIME);
 }
 
 uint64_t

@@ -15,10 +15,10 @@ ofs_init security
 # nobody and daemon run ossdctl from $work (0755): the checkout may be
 # unreadable to them (a 0700 home or mktemp dir), as it is on CI
 mkdir -p "$work/bin"
-install -m 755 "$ctl" "$work/bin/ossdctl"
+uctl=$work/bin/ossdctl
+install -m 755 "$ctl" "$uctl"
 install -m 644 "$top/README.md" "$work/payload"
-as_other () { local u=$1; shift; [ "$1" = "$ctl" ] && { shift; set -- "$work/bin/ossdctl" "$@"; }
-              (cd "$work" && runuser -u "$u" -- "$@"); }
+as_other () { local u=$1; shift; (cd "$work" && runuser -u "$u" -- "$@"); }
 as_nobody () { as_other nobody "$@"; }
 # "description" "expected text" command...: the command fails and says so.
 refused () {
@@ -49,23 +49,23 @@ ok_if "root (key file) creates partition 5 and object 5:7" \
 before=$(state 2>&1)
 
 # ---- nobody: in the socket's group, without the key ---------------------
-ok_if "nobody reaches the drive: info is open" as_nobody "$ctl" info
-refused "nobody: get 5:7 refused" "permission denied: no capability" as_nobody "$ctl" get 5:7 "$work/nobody.out"
+ok_if "nobody reaches the drive: info is open" as_nobody "$uctl" info
+refused "nobody: get 5:7 refused" "permission denied: no capability" as_nobody "$uctl" get 5:7 "$work/nobody.out"
 [ ! -s "$work/nobody.out" ] && tap_ok "nobody got no byte of 5:7" || tap_not_ok "nobody got no byte of 5:7" "$(wc -c <"$work/nobody.out")"
-refused "nobody: ls 5 refused" "LIST: permission denied" as_nobody "$ctl" ls 5
-refused "nobody: partition ls refused" "permission denied" as_nobody "$ctl" partition ls
+refused "nobody: ls 5 refused" "LIST: permission denied" as_nobody "$uctl" ls 5
+refused "nobody: partition ls refused" "permission denied" as_nobody "$uctl" partition ls
 refused "nobody: format refused" "FORMAT: permission denied: no capability (it needs admin on the drive)" \
-  as_nobody "$ctl" format
-refused "nobody: attr set refused" "SET ATTRIBUTES: permission denied" as_nobody "$ctl" attr set 5:7 1 1 evil
-refused "nobody: rm refused" "permission denied" as_nobody "$ctl" rm 5:7
-refused "nobody: put refused" "permission denied" as_nobody "$ctl" put "$work/payload" 5:8
-refused "nobody: partition create refused" "permission denied" as_nobody "$ctl" partition create 6
-refused "nobody: stats --reset refused" "STATS: permission denied" as_nobody "$ctl" stats --reset
-refused "nobody cannot read the key file" "Permission denied" as_nobody "$ctl" --key-file "$work/drive.img.key" ls 5
+  as_nobody "$uctl" format
+refused "nobody: attr set refused" "SET ATTRIBUTES: permission denied" as_nobody "$uctl" attr set 5:7 1 1 evil
+refused "nobody: rm refused" "permission denied" as_nobody "$uctl" rm 5:7
+refused "nobody: put refused" "permission denied" as_nobody "$uctl" put "$work/payload" 5:8
+refused "nobody: partition create refused" "permission denied" as_nobody "$uctl" partition create 6
+refused "nobody: stats --reset refused" "STATS: permission denied" as_nobody "$uctl" stats --reset
+refused "nobody cannot read the key file" "Permission denied" as_nobody "$uctl" --key-file "$work/drive.img.key" ls 5
 # a capability with a changed MAC, then one with its rights widened
 good="ossdcap1 pid=5 oid=7 rights=0x1 expiry=$(( $(date +%s) + 600 ))000000000 version=0 mac=$(printf '%064d' 0)"
-refused "nobody: a made-up capability is refused (MAC)" "MAC does not verify" as_nobody "$ctl" --cap "$good" get 5:7 -
-refused "daemon (not in the group) cannot reach the socket" "Permission denied" as_other daemon "$ctl" info
+refused "nobody: a made-up capability is refused (MAC)" "MAC does not verify" as_nobody "$uctl" --cap "$good" get 5:7 -
+refused "daemon (not in the group) cannot reach the socket" "Permission denied" as_other daemon "$uctl" info
 
 after=$(state 2>&1)
 [ "$before" = "$after" ] && tap_ok "drive state unchanged (partitions, objects, attributes, bytes)" \
@@ -97,13 +97,13 @@ case $cap_pub in *" rights=0x11 "*) tap_ok "others get read+scan, not write, for
 oid_mine=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/mine")
 oid_root=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/rootfile")
 oid_pub=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/public")
-out=$(as_nobody "$ctl" --cap "$cap_mine" get "1:$oid_mine" - 2>&1)
+out=$(as_nobody "$uctl" --cap "$cap_mine" get "1:$oid_mine" - 2>&1)
 [ "$out" = "nobody's" ] && tap_ok "nobody reads its own file's object from the drive with that capability" \
   || tap_not_ok "nobody reads its own file's object from the drive with that capability" "$out"
 refused "that capability does not open root's file's object" "GET ATTRIBUTES: permission denied" \
-  as_nobody "$ctl" --cap "$cap_mine" get "1:$oid_root" -
+  as_nobody "$uctl" --cap "$cap_mine" get "1:$oid_root" -
 refused "the read capability of the 0644 file does not let put change it" "permission denied" \
-  as_nobody "$ctl" --cap "$cap_pub" put "$work/payload" "1:$oid_pub"
+  as_nobody "$uctl" --cap "$cap_pub" put "$work/payload" "1:$oid_pub"
 [ "$(cat "$mnt/public")" = "everyone reads" ] && tap_ok "the 0644 file is unchanged" \
   || tap_not_ok "the 0644 file is unchanged" "$(head -c 100 "$mnt/public")"
 kc=$(as_nobody getfattr --absolute-names --only-values -n user.ossd.kernelcap "$mnt" 2>&1)
@@ -116,15 +116,15 @@ refused "others get no kernel capability" "Permission denied" \
 cap_pub_old=$cap_pub
 ok_if "chmod 640 the public file" chmod 640 "$mnt/public"
 refused "its capability minted before the chmod is revoked" "(revoked)" \
-  as_nobody "$ctl" --cap "$cap_pub_old" get "1:$oid_pub" -
+  as_nobody "$uctl" --cap "$cap_pub_old" get "1:$oid_pub" -
 cap_pub_root=$(getfattr --absolute-names --only-values -n user.ossd.cap "$mnt/public" 2>&1)
-out=$(as_nobody "$ctl" --cap "$cap_pub_root" get "1:$oid_pub" - 2>&1)
+out=$(as_nobody "$uctl" --cap "$cap_pub_root" get "1:$oid_pub" - 2>&1)
 [ "$out" = "everyone reads" ] && tap_ok "a capability minted after it works" \
   || tap_not_ok "a capability minted after it works" "$out"
 refused "nobody gets none for the 0640 file now" "Permission denied" \
   as_nobody getfattr --absolute-names --only-values -n user.ossd.cap "$mnt/public"
 # Revocation by hand: root bumps the version attribute (admin right).
 ok_if "root bumps the capability version of nobody's file" "$ctl" attr set "1:$oid_mine" 32 1 1
-refused "the capability minted before is revoked" "(revoked)" as_nobody "$ctl" --cap "$cap_mine" get "1:$oid_mine" -
+refused "the capability minted before is revoked" "(revoked)" as_nobody "$uctl" --cap "$cap_mine" get "1:$oid_mine" -
 fs_umount
 tap_done

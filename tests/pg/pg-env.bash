@@ -11,14 +11,12 @@ pg_port=${PG_PORT:-5441}
 # each, like ossdfs, holds some (tests/pg/run-slots.sh runs the default).
 # The socket is root:postgres 0660: backends reach the drive, and what they
 # may do there is what ossdfs' capabilities allow (docs/security.md).
+drive_access=(--group postgres -- slots=64)
 drive_start () {
-  "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M \
-    --group postgres -- slots=64
+  "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M "${drive_access[@]}"
 }
-# ... and the same socket access when it starts again on its image
-drive_restart () {
-  "$ctl" device start --image "$work/drive.img" --group postgres -- slots=64
-}
+# ... and the same when it starts again on its image
+drive_restart () { "$ctl" device start --image "$work/drive.img" "${drive_access[@]}"; }
 
 pgenv_up () {
   ofs_init "$1"
