@@ -1,7 +1,9 @@
 # pg_ossd/ - the PostgreSQL extension (PGXS), built after the libraries it
 # links (libossd, device core for inproc:, runtime, FTL, proto).
 #   make pg-ossd            build pg_ossd/pg_ossd.so
-#   make pg-ossd-install    install it (root): needed before the pg suites
+#   make pg-ossd-install    install it (root): needed before the pg suites;
+#                           with OSSD_PG_ROOT=DIR into a private copy of
+#                           PostgreSQL there instead (tests/harness/pg-private-root)
 PG_OSSD_SO := pg_ossd/pg_ossd.so
 PG_OSSD_SRCS := $(wildcard pg_ossd/*.c pg_ossd/*.h) pg_ossd/Makefile
 ifneq ($(shell command -v pg_config 2>/dev/null),)
@@ -14,7 +16,12 @@ $(PG_OSSD_SO): $(PG_OSSD_SRCS) $(LIBOSSD) $(DEVICE_LIB) $(RT_LIB) $(FTL_LIB) $(P
 .PHONY: pg-ossd pg-ossd-install
 pg-ossd: $(PG_OSSD_SO)
 pg-ossd-install: $(PG_OSSD_SO)
+ifeq ($(OSSD_PG_ROOT),)
 	$(MAKE) -C pg_ossd install
+else
+	tests/harness/pg-private-root "$(OSSD_PG_ROOT)"
+	$(MAKE) -C pg_ossd install DESTDIR="$(OSSD_PG_ROOT)"
+endif
 
 # The pg suites install the extension themselves (they run as root and
 # start the cluster as the postgres user).

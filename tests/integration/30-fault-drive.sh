@@ -118,7 +118,7 @@ ok_if "after the restart: 8 MiB written and read back" \
 # ---- PostgreSQL ------------------------------------------------------------
 # The extension is installed in the system directories, shared by every
 # tree: say so when the one installed is not this tree's build.
-cmp -s "$top/pg_ossd/pg_ossd.so" "$(pg_config --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)/pg_ossd.so" \
+cmp -s "$top/pg_ossd/pg_ossd.so" "$("$pg_config" --pkglibdir)/pg_ossd.so" \
   && tap_ok "the installed pg_ossd.so is this tree's build" \
   || tap_not_ok "the installed pg_ossd.so is this tree's build" "run make pg-ossd-install (under the install lock) first"
 mkdir -p "$mnt/ts" && chown postgres: "$mnt/ts"

@@ -15,7 +15,7 @@
 B=$top/build
 ctl=$B/ossdctl
 ossdfs=$B/ossdfs
-pgbin=/usr/lib/postgresql/15/bin
+source "$top/tests/harness/pg-bin.bash"
 fs_pid=
 pg_started=
 

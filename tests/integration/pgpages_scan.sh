@@ -16,7 +16,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
 drv=${PGPAGES_DRIVER:-$top/build/tests/rt_pgpages_driver}   # override: e.g. an ASan build
-pgbin=/usr/lib/postgresql/15/bin
+source "$top/tests/harness/pg-bin.bash"
 
 if [ ! -x "$drv" ] || [ ! -x "$pgbin/initdb" ]; then
   tap_not_ok "prerequisites" "need $drv and $pgbin/initdb"

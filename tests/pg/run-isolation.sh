@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
 PG_PORT=5442
 source "$top/tests/pg/pg-env.bash"
-iso=$(pg_config --pkglibdir)/pgxs/src/test/isolation/pg_isolation_regress
+iso=$("$pg_config" --pkglibdir)/pgxs/src/test/isolation/pg_isolation_regress
 
 if ! pgenv_up pg-isolation; then
   tap_not_ok "drive, ossdfs and cluster up"; tap_done; exit 1

@@ -14,7 +14,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
 source "$top/tests/pg/pg-env.bash"
-regress=$(pg_config --pkglibdir)/pgxs/src/test/regress/pg_regress
+regress=$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress
 
 if ! pgenv_up pg-regress; then
   tap_not_ok "drive, ossdfs and cluster up"; tap_done; exit 1
@@ -93,7 +93,7 @@ OSSD_KERNEL (evil)
 }
 KERNEL
 # README's command, against the header the extension installed
-kinc=$(pg_config --includedir-server)/extension/pg_ossd
+kinc=$("$pg_config" --includedir-server)/extension/pg_ossd
 clang-14 -O2 -target bpf -I"$kinc" -c "$work/evil.c" -o "$work/evil.o"
 cat >"$work/faulty.c" <<'KERNEL'
 #include "ossd_kernel.h"
