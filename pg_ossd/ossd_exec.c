@@ -96,20 +96,27 @@ static CustomExecMethods ossd_exec_methods = {
 };
 
 /*
- * Parallel query.  An OssdScan does not divide its blocks between
- * processes: under a Gather it runs whole in whichever process runs it (a
- * Parallel Append hands each child to one).  The planner marks it
- * parallel-aware there (ossd_planner.c) for a piece of the query's shared
- * memory, where each worker adds its statistics when it shuts the node
- * down; the leader adds them to its own when it shuts the node down, after
- * the Gather has waited for its workers and before the shared memory goes,
- * so EXPLAIN ANALYZE shows what every process did.
+ * Parallel query.  An OssdScan from a partial path (OSSD_PRIV_PARTIAL)
+ * divides its blocks between the processes of the parallel plan: each
+ * claims the next chunk of blocks from a counter in the query's shared
+ * memory, splits it into drive and host blocks and sends the drive its own
+ * SCAN for it, so the drive works on several chunks at once and no block
+ * is scanned twice.  The relation's size is fixed once, by the leader, as
+ * a Parallel Seq Scan fixes it.  Any other OssdScan under a Gather runs
+ * whole in whichever process runs it (a Parallel Append hands each child
+ * to one); the planner marks it parallel-aware there (ossd_planner.c) for
+ * its piece of shared memory too.  There each worker adds its statistics
+ * when it shuts the node down; the leader adds them to its own when it
+ * shuts the node down, after the Gather has waited for its workers and
+ * before the shared memory goes, so EXPLAIN ANALYZE shows what every
+ * process did.
  */
 #define OSSD_INSTR_COUNTERS(X) \
 	X(blocks_drive) X(blocks_host) X(blocks_back) X(rows_drive) \
 	X(host_rows_back) X(groups_drive) X(dev_blocks_scanned) \
 	X(dev_tuples_seen) X(dev_tuples_visible) X(dev_tuples_matched) \
-	X(dev_bytes_read) X(dev_ns) X(channel_bytes) X(slot_fallbacks)
+	X(dev_bytes_read) X(dev_ns) X(channel_bytes) X(slot_fallbacks) \
+	X(chunks_claimed)
 
 typedef struct OssdSharedInstr
 {
@@ -117,7 +124,44 @@ typedef struct OssdSharedInstr
 #define OSSD_INSTR_FIELD(f) uint64 f;
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_FIELD)
 	char		kernel_mode_used[32];
+	/* a partial scan's blocks: [0, nblocks) in chunks of chunk_blocks */
+	BlockNumber nblocks;
+	uint32		chunk_blocks;
+	pg_atomic_uint32 next_chunk;
 } OssdSharedInstr;
+
+/*
+ * ossd.parallel_chunk_blocks, or chunks of at least 8 MB, so that a SCAN request's round trip is small
+ * beside its work, and about four per process, so that a process slowed
+ * down (by host blocks, by a busy drive) is made up for by the others.
+ */
+static uint32
+ossd_chunk_blocks(BlockNumber nblocks, int nworkers)
+{
+	uint32		chunk = nblocks / (4 * (nworkers + 1)) + 1;
+
+	if (ossd_parallel_chunk_blocks > 0)
+		return ossd_parallel_chunk_blocks;
+	return Max(chunk, (uint32) (8 * 1024 * 1024 / BLCKSZ));
+}
+
+/* The next chunk [*lo, *hi) of a partial scan; false when none is left */
+static bool
+ossd_claim_chunk(OssdScanState *ss, BlockNumber *lo, BlockNumber *hi)
+{
+	OssdSharedInstr *si = ss->shared;
+	uint64		start;
+
+	if (si->nblocks == 0)
+		return false;
+	start = (uint64) pg_atomic_fetch_add_u32(&si->next_chunk, 1) * si->chunk_blocks;
+	if (start >= si->nblocks)
+		return false;
+	*lo = (BlockNumber) start;
+	*hi = (BlockNumber) Min(start + si->chunk_blocks, (uint64) si->nblocks);
+	ss->chunks_claimed++;
+	return true;
+}
 
 static Size
 ossd_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
@@ -133,6 +177,12 @@ ossd_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 
 	memset(si, 0, sizeof(OssdSharedInstr));
 	SpinLockInit(&si->mutex);
+	pg_atomic_init_u32(&si->next_chunk, 0);
+	if (ss->partial)
+	{
+		si->nblocks = RelationGetNumberOfBlocks(node->ss.ss_currentRelation);
+		si->chunk_blocks = ossd_chunk_blocks(si->nblocks, pcxt->nworkers);
+	}
 	ss->shared = si;
 	ss->instr_merged = false;
 }
@@ -187,6 +237,8 @@ ossd_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_ZERO)
 	si->kernel_mode_used[0] = '\0';
 	SpinLockRelease(&si->mutex);
+	/* the workers are gone: the chunks are handed out anew */
+	pg_atomic_write_u32(&si->next_chunk, 0);
 	ss->instr_merged = false;
 }
 
@@ -416,6 +468,7 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	ss->kernel = strVal(list_nth(priv, OSSD_PRIV_KERNEL));
 	ss->ninsns = intVal(list_nth(priv, OSSD_PRIV_NINSNS));
 	ss->consts = (List *) list_nth(priv, OSSD_PRIV_CONSTS);
+	ss->partial = intVal(list_nth(priv, OSSD_PRIV_PARTIAL)) != 0;
 
 	ss->nproj = list_length(ss->proj);
 	ss->proj_attnos = palloc0(sizeof(AttrNumber) * (ss->nproj + 1));
@@ -817,53 +870,26 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 }
 
 /*
- * Split the blocks, after the snapshot was taken (it was: the executor
- * holds it since ExecutorStart), and start the drive.
+ * Split the blocks [lo, hi) into drive and host blocks and start the drive
+ * on its part.
  */
 static void
-ossd_scan_start(OssdScanState *ss)
+ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 {
-	EState	   *estate = ss->css.ss.ps.state;
 	Relation	rel = ss->css.ss.ss_currentRelation;
-	Snapshot	snapshot = estate->es_snapshot;
 	Buffer		vmbuf = InvalidBuffer;
 	List	   *segs = NIL;
 	SegPlan    *sp = NULL;
 	Ossd__BlockRange *cur = NULL;
 	int			nranges = 0;
 	BlockNumber blk;
-	TransactionId bound;
-	bool		drive_ok;
-	char	   *spcuri = NULL;
-	uint8	   *dirty = NULL;
 	uint64		drive0 = ss->blocks_drive;	/* counters add up over rescans */
+	uint64		host0 = ss->nhost_blocks;
 
-	ss->started = true;
-	ss->strategy = GetAccessStrategy(BAS_BULKREAD);
-	ss->nblocks = RelationGetNumberOfBlocks(rel);
-	ss->blocks_total = ss->nblocks;
-
-	drive_ok = ossd_enabled && IsMVCCSnapshot(snapshot) &&
-		!snapshot->takenDuringRecovery && !IsolationIsSerializable() &&
-		ossd_relation_on_drive(rel, &spcuri);
-
-	/* the bound B (see the file header); computed after the snapshot */
-	bound = snapshot->xmin;
-	if (drive_ok)
-	{
-		TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
-
-		if (TransactionIdIsNormal(horizon) && TransactionIdPrecedes(horizon, bound))
-			bound = horizon;
-	}
-	ss->snapshot_bound = bound;
-	if (drive_ok && ss->nblocks > (BlockNumber) (NBuffers / 8))
-		dirty = dirty_block_map(rel, ss->nblocks);
-
-	for (blk = 0; blk < ss->nblocks; blk++)
+	for (blk = lo; blk < hi; blk++)
 	{
 		int			segno = blk / RELSEG_SIZE;
-		bool		to_drive = drive_ok;
+		bool		to_drive = ss->drive_ok;
 
 		if ((blk & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -899,7 +925,7 @@ ossd_scan_start(OssdScanState *ss)
 			to_drive = false;
 		if (to_drive && VM_ALL_VISIBLE(rel, blk, &vmbuf))
 		{
-			if (dirty ? (dirty[blk / 8] >> (blk % 8)) & 1 : buffer_is_dirty(rel, blk))
+			if (ss->dirty ? (ss->dirty[blk / 8] >> (blk % 8)) & 1 : buffer_is_dirty(rel, blk))
 			{
 				to_drive = write_out_block(rel, blk, ss->strategy);
 				ss->blocks_written_out++;
@@ -928,9 +954,7 @@ ossd_scan_start(OssdScanState *ss)
 	}
 	if (BufferIsValid(vmbuf))
 		ReleaseBuffer(vmbuf);
-	if (dirty)
-		pfree(dirty);
-	ss->blocks_host += ss->nhost_blocks;
+	ss->blocks_host += ss->nhost_blocks - host0;
 
 	if (ss->blocks_drive > drive0)
 	{
@@ -940,7 +964,7 @@ ossd_scan_start(OssdScanState *ss)
 		foreach(lc, segs)
 			if (((SegPlan *) lfirst(lc))->ranges != NIL)
 				nonempty = lappend(nonempty, lfirst(lc));
-		if (!start_drive_scan(ss, nonempty, bound))
+		if (!start_drive_scan(ss, nonempty, ss->snapshot_bound))
 		{
 			/*
 			 * No channel slot free: a query must not fail for lack of one.
@@ -967,6 +991,75 @@ ossd_scan_start(OssdScanState *ss)
 				 ss->uri, RelationGetRelationName(rel));
 		}
 	}
+}
+
+/*
+ * Start the scan, after the snapshot was taken (it was: the executor holds
+ * it since ExecutorStart): the whole relation, or a partial scan's first
+ * chunk (the next ones: ossd_scan_next_chunk).
+ */
+static void
+ossd_scan_start(OssdScanState *ss)
+{
+	EState	   *estate = ss->css.ss.ps.state;
+	Relation	rel = ss->css.ss.ss_currentRelation;
+	Snapshot	snapshot = estate->es_snapshot;
+	TransactionId bound;
+	char	   *spcuri = NULL;
+	BlockNumber lo = 0;
+	BlockNumber hi;
+	bool		shared_chunks = ss->partial && ss->shared != NULL;
+
+	ss->started = true;
+	ss->strategy = GetAccessStrategy(BAS_BULKREAD);
+	/* a partial scan without shared memory (no workers at all) runs whole */
+	ss->nblocks = shared_chunks ? ss->shared->nblocks : RelationGetNumberOfBlocks(rel);
+	ss->blocks_total = ss->nblocks;
+
+	ss->drive_ok = ossd_enabled && IsMVCCSnapshot(snapshot) &&
+		!snapshot->takenDuringRecovery && !IsolationIsSerializable() &&
+		ossd_relation_on_drive(rel, &spcuri);
+
+	/* the bound B (see the file header); computed after the snapshot */
+	bound = snapshot->xmin;
+	if (ss->drive_ok)
+	{
+		TransactionId horizon = GetOldestNonRemovableTransactionId(rel);
+
+		if (TransactionIdIsNormal(horizon) && TransactionIdPrecedes(horizon, bound))
+			bound = horizon;
+	}
+	ss->snapshot_bound = bound;
+	if (ss->dirty)
+		pfree(ss->dirty);
+	ss->dirty = NULL;
+	if (ss->drive_ok && ss->nblocks > (BlockNumber) (NBuffers / 8))
+		ss->dirty = dirty_block_map(rel, ss->nblocks);
+
+	hi = ss->nblocks;
+	if (shared_chunks && !ossd_claim_chunk(ss, &lo, &hi))
+		return;					/* the other processes took every chunk */
+	ossd_scan_blocks(ss, lo, hi);
+}
+
+/*
+ * A partial scan's current chunk is done: claim the next one and start it.
+ * False when there is none (or the scan is not partial).
+ */
+static bool
+ossd_scan_next_chunk(OssdScanState *ss)
+{
+	BlockNumber lo,
+				hi;
+
+	if (!ss->partial || ss->shared == NULL)
+		return false;
+	if (!ossd_claim_chunk(ss, &lo, &hi))
+		return false;
+	ss->nhost_blocks = 0;
+	ss->host_next = 0;
+	ossd_scan_blocks(ss, lo, hi);
+	return true;
 }
 
 /* ---------------------------------------------------------------------
@@ -1305,6 +1398,18 @@ ossd_scan_next_row(OssdScanState *ss)
 		/* the drive may have handed blocks back while we waited */
 		if (ss->host_next < ss->nhost_blocks)
 			continue;
+		/* a partial scan goes on with its next chunk, on a new stream */
+		if (ss->partial && ss->shared != NULL)
+		{
+			if (ss->sc)
+			{
+				ss->channel_bytes = ss->channel_bytes_done + ss->sc->bytes;
+				ossd_scan_stop(ss);
+				ss->channel_bytes_done = ss->channel_bytes;
+			}
+			if (ossd_scan_next_chunk(ss))
+				continue;
+		}
 		break;
 	}
 	if (BufferIsValid(ss->cur_buf))

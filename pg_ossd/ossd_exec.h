@@ -67,12 +67,15 @@ typedef struct OssdScanState
 	AttrNumber	max_attr;		/* highest attribute read on the host */
 	ExprState  *device_qual;	/* the pushed quals, for host-side tuples */
 	List	   *device_exprs;
+	bool		partial;		/* shares its blocks with the other processes */
 
 	/* run state */
 	bool		started;
 	bool		finished;
 	BufferAccessStrategy strategy;
 	BlockNumber nblocks;
+	bool		drive_ok;		/* the snapshot and relation allow the drive */
+	uint8	   *dirty;			/* dirty buffers by block, or NULL */
 	BlockNumber *host_blocks;
 	int			nhost_blocks;
 	int			host_cap;
@@ -117,6 +120,7 @@ typedef struct OssdScanState
 	uint64		channel_bytes;
 	uint64		channel_bytes_done; /* of the loops before this one */
 	uint64		slot_fallbacks; /* scans run on the host: no channel slot */
+	uint64		chunks_claimed; /* of a partial scan, by this process */
 	uint32		snapshot_bound;
 	char		kernel_mode_used[32];
 

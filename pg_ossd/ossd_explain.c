@@ -85,6 +85,9 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (list_nth(priv, OSSD_PRIV_AGG) != NIL)
 			ExplainPropertyUInteger("Partial Groups from Drive", NULL, ss->groups_drive, es);
 		ExplainPropertyUInteger("Scans on Host for Want of a Slot", NULL, ss->slot_fallbacks, es);
+		/* a partial scan: the chunks of blocks its processes took in turn */
+		if (ss->partial)
+			ExplainPropertyUInteger("Block Chunks", NULL, ss->chunks_claimed, es);
 		ExplainPropertyUInteger("Channel Bytes", "bytes", ss->channel_bytes, es);
 		ExplainPropertyUInteger("Heap Bytes on Drive", "bytes", ss->blocks_drive * BLCKSZ, es);
 		if (es->verbose)

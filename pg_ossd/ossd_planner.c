@@ -41,6 +41,8 @@ static planner_hook_type prev_planner_hook = NULL;
 static Plan *ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								   CustomPath *best_path, List *tlist,
 								   List *clauses, List *custom_plans);
+static CustomPath *ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel,
+									   List *device_quals, int parallel_workers);
 
 static CustomPathMethods ossd_path_methods = {
 	.CustomName = "OssdScan",
@@ -181,11 +183,34 @@ ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel)
 }
 
 /*
+ * The share of a partial path's rows and CPU one process gets, as
+ * costsize.c's (static) get_parallel_divisor computes it: the leader
+ * takes part less the more workers it has to feed.
+ */
+static double
+ossd_parallel_divisor(Path *path)
+{
+	double		divisor = path->parallel_workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - (0.3 * path->parallel_workers);
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor;
+}
+
+/*
  * Cost of one scan, which is also what each rescan costs (cost_rescan
  * takes a CustomScan's total cost as is): a fixed startup for the channel,
  * one visibility map and buffer mapping probe per page to split the
  * blocks, then the drive's and the host's parts.  A parameterized path
- * (LATERAL) also evaluates its join clauses on the host.
+ * (LATERAL) also evaluates its join clauses on the host.  A partial path
+ * (parallel_workers > 0) divides the host's CPU among the processes, as
+ * cost_seqscan does; the drive's pages are not divided: the drive's
+ * threads are its own, however many processes send it chunks.
  */
 static void
 ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
@@ -200,6 +225,7 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	double		drive_rows;
 	Cost		startup = 10.0;	/* channel round trips */
 	Cost		run;
+	Cost		cpu_run;
 
 	get_tablespace_page_costs(rel->reltablespace, &spc_random_page_cost,
 							  &spc_seq_page_cost);
@@ -219,12 +245,20 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	drive_rows = clamp_row_est(tuples * f * sel);
 
 	/* host part: a sequential scan of the other pages */
-	run = (1.0 - f) * (spc_seq_page_cost * pages +
-					   (cpu_tuple_cost + qcost.per_tuple) * tuples);
+	cpu_run = (1.0 - f) * (cpu_tuple_cost + qcost.per_tuple) * tuples;
+	run = (1.0 - f) * spc_seq_page_cost * pages;
 	/* drive part */
 	run += f * pages * spc_seq_page_cost * ossd_cost_factor;
-	run += drive_rows * (cpu_tuple_cost + qcost.per_tuple);
+	cpu_run += drive_rows * (cpu_tuple_cost + qcost.per_tuple);
 	path->rows = path->param_info ? path->param_info->ppi_rows : rel->rows;
+	if (path->parallel_workers > 0)
+	{
+		double		divisor = ossd_parallel_divisor(path);
+
+		cpu_run /= divisor;
+		path->rows = clamp_row_est(path->rows / divisor);
+	}
+	run += cpu_run;
 	run += path->pathtarget->cost.per_tuple * path->rows;
 
 	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
@@ -250,6 +284,39 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (device_quals == NIL && !ossd_force_offload)
 		return;					/* projection alone: leave it to the seq scan */
 
+	cp = ossd_make_scan_path(root, rel, device_quals, 0);
+	ossd_add_offload_path(root, rel, cp);
+
+	/*
+	 * A partial path: under a Gather the participants share the blocks,
+	 * chunk by chunk, each sending the drive its own chunks (ossd_exec.c).
+	 * Not for a LATERAL scan (a partial path is never parameterized).
+	 */
+	if (rel->consider_parallel && rel->lateral_relids == NULL)
+	{
+		int			workers = compute_parallel_worker(rel, rel->pages, -1,
+													  max_parallel_workers_per_gather);
+
+		if (workers > 0)
+		{
+			cp = ossd_make_scan_path(root, rel, device_quals, workers);
+			if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
+				rel->partial_pathlist = NIL;
+			add_partial_path(rel, &cp->path);
+		}
+	}
+}
+
+/*
+ * The OssdScan path of a relation; parallel_workers > 0 makes it a partial
+ * path whose block chunks the processes of a parallel plan share.
+ */
+static CustomPath *
+ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
+					int parallel_workers)
+{
+	CustomPath *cp;
+
 	cp = makeNode(CustomPath);
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = rel;
@@ -263,16 +330,16 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	 * column in the target list would read a column of this relation.
 	 */
 	cp->path.param_info = get_baserel_parampathinfo(root, rel, rel->lateral_relids);
-	cp->path.parallel_aware = false;
+	cp->path.parallel_aware = parallel_workers > 0;
 	cp->path.parallel_safe = rel->consider_parallel;
-	cp->path.parallel_workers = 0;
+	cp->path.parallel_workers = parallel_workers;
 	cp->path.pathkeys = NIL;
 	cp->flags = 0;
 	cp->custom_paths = NIL;
-	cp->custom_private = device_quals;
+	cp->custom_private = list_make2(device_quals, makeInteger(parallel_workers > 0));
 	cp->methods = &ossd_path_methods;
 	ossd_cost(root, rel, device_quals, &cp->path);
-	ossd_add_offload_path(root, rel, cp);
+	return cp;
 }
 
 /*
@@ -318,7 +385,8 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					  List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	List	   *device_rinfos = best_path->custom_private;
+	List	   *device_rinfos = linitial(best_path->custom_private);
+	int			partial = intVal(lsecond(best_path->custom_private));
 	List	   *device_exprs = NIL;
 	List	   *host_exprs = NIL;
 	ListCell   *lc;
@@ -371,6 +439,7 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									   NIL);
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(prog.ninsns));
 	cscan->custom_private = lappend(cscan->custom_private, kconsts);
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(partial));
 	return &cscan->scan.plan;
 }
 
@@ -379,8 +448,9 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * run in a worker (a Parallel Append gives each child to one process), and
  * parallel-aware is what gets a CustomScan its share of the query's shared
  * memory, through which the workers' statistics reach the leader's EXPLAIN
- * ANALYZE (ossd_exec.c).  The scan itself is unchanged: one process scans
- * the relation whole.
+ * ANALYZE (ossd_exec.c).  Such a scan (from a non-partial path) is still
+ * run whole by one process; a partial path's scan, parallel-aware from its
+ * path, shares its blocks among the processes (OSSD_PRIV_PARTIAL).
  */
 static void
 mark_parallel_scans(Plan *plan, bool under_gather)

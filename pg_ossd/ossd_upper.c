@@ -398,6 +398,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 
 		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
 		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
+		priv = lappend(priv, makeInteger(0));	/* OSSD_PRIV_PARTIAL */
 		cp->custom_private = list_make2(priv, scan_tlist);
 	}
 	cp->methods = &ossd_agg_path_methods;

@@ -27,6 +27,7 @@ bool		ossd_force_offload = false;
 char	   *ossd_default_device = NULL;
 char	   *ossd_devices_guc = NULL;
 int			ossd_timeout_ms = 60000;
+int			ossd_parallel_chunk_blocks = 0;
 int			ossd_device_workers = 0;
 
 static const struct config_enum_entry kernel_mode_options[] = {
@@ -183,6 +184,16 @@ _PG_init(void)
 							&ossd_device_workers,
 							0,
 							0, 64,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("ossd.parallel_chunk_blocks",
+							"Blocks the processes of a parallel offloaded scan take at a time (0 = chosen by the relation's size).",
+							NULL,
+							&ossd_parallel_chunk_blocks,
+							0,
+							0, INT_MAX,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

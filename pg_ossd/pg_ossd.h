@@ -40,6 +40,7 @@ extern char *ossd_default_device;
 extern char *ossd_devices_guc;
 extern int	ossd_timeout_ms;
 extern int	ossd_device_workers;
+extern int	ossd_parallel_chunk_blocks;
 
 typedef enum OssdKernelMode
 {
@@ -137,6 +138,8 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 #define OSSD_PRIV_NINSNS	5		/* Integer */
 #define OSSD_PRIV_CONSTS	6		/* List of Const: ossd_filter's constant
 									 * arguments (OSSD_PRIV_BIND has 0 there) */
-#define OSSD_PRIV_COUNT		7
+#define OSSD_PRIV_PARTIAL	7		/* Integer: 1 when the participants of a
+									 * parallel plan share the scan's blocks */
+#define OSSD_PRIV_COUNT		8
 
 #endif							/* PG_OSSD_H */

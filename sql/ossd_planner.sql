@@ -147,6 +147,64 @@ RESET parallel_setup_cost;
 SET max_parallel_workers_per_gather = 0;
 
 -- ===================================================================
+-- one table under a Gather: its processes share the blocks, chunk by
+-- chunk, each sending the drive its own chunks
+-- ===================================================================
+CREATE TABLE d6 (id int8, g int4, pad text);
+INSERT INTO d6 SELECT i, i % 7, repeat('s', 150) FROM generate_series(1, 60000) i;
+VACUUM (FREEZE, ANALYZE) d6;
+CHECKPOINT;
+SELECT relpages AS d6_pages FROM pg_class WHERE relname = 'd6';
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET ossd.parallel_chunk_blocks = 64;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id, g FROM d6 WHERE g = 5 AND id > 59000 ORDER BY id;
+SELECT id, g FROM d6 WHERE g = 5 AND id > 59000 ORDER BY id;
+-- every block on the drive once, in ceil(1464 / 64) = 23 chunks in all,
+-- whichever process took them
+SELECT ln FROM explain_ossd('SELECT id, g FROM d6 WHERE g = 5 AND id > 30000') AS ln
+ WHERE ln ~ '(Blocks on|Rows from Drive|Block Chunks|Parallel|Gather)';
+-- the leader alone (no workers): the same chunks, the same rows
+SET max_parallel_workers = 0;
+SELECT ln FROM explain_ossd('SELECT id, g FROM d6 WHERE g = 5 AND id > 30000') AS ln
+ WHERE ln ~ '(Blocks on|Rows from Drive|Block Chunks|Workers Launched)';
+RESET max_parallel_workers;
+-- partial aggregates over the shared scan, finalized above the Gather
+SET ossd.aggregate_pushdown = off;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT g, count(*), sum(id) FROM d6 WHERE id > 20000 GROUP BY g ORDER BY g;
+SELECT g, count(*), sum(id) FROM d6 WHERE id > 20000 GROUP BY g ORDER BY g;
+RESET ossd.aggregate_pushdown;
+-- a Gather rescanned under a nested loop: its chunks are handed out anew
+-- each time
+CREATE TABLE d6_k (k int4);
+INSERT INTO d6_k VALUES (1), (2), (3);
+ANALYZE d6_k;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT d6_k.k, count(*) FROM d6_k JOIN d6 ON d6.g = d6_k.k AND d6.id > 59000 GROUP BY d6_k.k ORDER BY 1;
+SELECT d6_k.k, count(*) FROM d6_k JOIN d6 ON d6.g = d6_k.k AND d6.id > 59000 GROUP BY d6_k.k ORDER BY 1;
+RESET enable_material;
+RESET enable_mergejoin;
+RESET enable_hashjoin;
+-- the same answers from the host alone
+SET ossd.enabled = off;
+SELECT count(*), sum(id) FROM d6 WHERE g = 5 AND id > 30000;
+SELECT g, count(*), sum(id) FROM d6 WHERE id > 20000 GROUP BY g ORDER BY g;
+SELECT d6_k.k, count(*) FROM d6_k JOIN d6 ON d6.g = d6_k.k AND d6.id > 59000 GROUP BY d6_k.k ORDER BY 1;
+RESET ossd.enabled;
+SELECT count(*), sum(id) FROM d6 WHERE g = 5 AND id > 30000;
+RESET ossd.parallel_chunk_blocks;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+
+-- ===================================================================
 -- rescans: a scan run once per outer row is offloaded only if it pays,
 -- and force_offload does not force it
 -- ===================================================================
