@@ -6,10 +6,12 @@
  *
  * Cost model.  A fraction allvisfrac of the relation's pages (from the
  * visibility map, as ANALYZE/VACUUM recorded it) can be scanned by the
- * drive: those cost ossd.cost_factor * seq_page_cost per page on the
- * drive, and the host pays only for the rows that come back (estimated by
- * the pushed quals' selectivity).  The other pages cost what a sequential
- * scan would.  ossd.force_offload makes this the only path.
+ * drive, at ossd.drive_page_cost and ossd.drive_tuple_cost per drive
+ * thread, and the host pays ossd.transfer_tuple_cost for each row that
+ * comes back (estimated by the pushed quals' selectivity); the other pages
+ * cost what a sequential scan would.  Drive and host overlap: the slower
+ * of the two is the scan's cost (ossd_cost).  ossd.force_offload makes
+ * this the only path.
  *
  *-------------------------------------------------------------------------
  */
@@ -203,14 +205,38 @@ ossd_parallel_divisor(Path *path)
 }
 
 /*
+ * The drive's part of a scan of rel: one drive thread reads and deforms
+ * the all-visible pages at ossd.drive_page_cost a page and
+ * ossd.drive_tuple_cost (plus per_tuple_extra: aggregation) a tuple, and
+ * the drive runs ossd.device_workers threads on it (its default, two,
+ * when that is 0).
+ */
+Cost
+ossd_drive_cost(RelOptInfo *rel, double per_tuple_extra)
+{
+	double		f = Max(0.0, Min(1.0, rel->allvisfrac));
+	double		threads = ossd_device_workers > 0 ? ossd_device_workers : 2;
+
+	return f * (rel->pages * ossd_drive_page_cost +
+				rel->tuples * (ossd_drive_tuple_cost + per_tuple_extra)) / threads;
+}
+
+/*
  * Cost of one scan, which is also what each rescan costs (cost_rescan
- * takes a CustomScan's total cost as is): a fixed startup for the channel,
- * one visibility map and buffer mapping probe per page to split the
- * blocks, then the drive's and the host's parts.  A parameterized path
- * (LATERAL) also evaluates its join clauses on the host.  A partial path
- * (parallel_workers > 0) divides the host's CPU among the processes, as
- * cost_seqscan does; the drive's pages are not divided: the drive's
- * threads are its own, however many processes send it chunks.
+ * takes a CustomScan's total cost as is).  Startup: a fixed cost for the
+ * channel and one visibility map and buffer mapping probe per page to
+ * split the blocks.  Then the drive and the host work at once, the host
+ * taking each chunk of rows as the drive sends it, so the scan takes as
+ * long as the slower of the two:
+ *	- the drive: ossd_drive_cost;
+ *	- the host: a sequential scan of the pages that are not all-visible,
+ *	  and for each row the drive sends back ossd.transfer_tuple_cost (the
+ *	  channel, unpacking, forming the tuple) and the quals left to it.
+ * A parameterized path (LATERAL) also evaluates its join clauses on the
+ * host.  A partial path (parallel_workers > 0) divides the host's part
+ * among the processes, as cost_seqscan does; the drive's is not divided:
+ * its threads are its own, however many processes send it chunks.
+ * docs/cost-model.md has the measurements behind the defaults.
  */
 static void
 ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
@@ -221,15 +247,17 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	double		pages = rel->pages;
 	double		tuples = rel->tuples;
 	QualCost	qcost;
+	QualCost	dcost;
 	Selectivity sel;
 	double		drive_rows;
 	Cost		startup = 10.0;	/* channel round trips */
-	Cost		run;
-	Cost		cpu_run;
+	Cost		host;
+	Cost		drive;
 
 	get_tablespace_page_costs(rel->reltablespace, &spc_random_page_cost,
 							  &spc_seq_page_cost);
 	cost_qual_eval(&qcost, rel->baserestrictinfo, root);
+	cost_qual_eval(&dcost, device_quals, root);
 	if (path->param_info)
 	{
 		QualCost	jcost;
@@ -244,25 +272,24 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 								 rel->relid, JOIN_INNER, NULL);
 	drive_rows = clamp_row_est(tuples * f * sel);
 
-	/* host part: a sequential scan of the other pages */
-	cpu_run = (1.0 - f) * (cpu_tuple_cost + qcost.per_tuple) * tuples;
-	run = (1.0 - f) * spc_seq_page_cost * pages;
-	/* drive part */
-	run += f * pages * spc_seq_page_cost * ossd_cost_factor;
-	cpu_run += drive_rows * (cpu_tuple_cost + qcost.per_tuple);
+	/* host: a sequential scan of the other pages, the rows from the drive */
+	host = (1.0 - f) * (spc_seq_page_cost * pages +
+						(cpu_tuple_cost + qcost.per_tuple) * tuples);
+	host += drive_rows * (ossd_transfer_tuple_cost +
+						  Max(0.0, qcost.per_tuple - dcost.per_tuple));
 	path->rows = path->param_info ? path->param_info->ppi_rows : rel->rows;
 	if (path->parallel_workers > 0)
 	{
 		double		divisor = ossd_parallel_divisor(path);
 
-		cpu_run /= divisor;
+		host /= divisor;
 		path->rows = clamp_row_est(path->rows / divisor);
 	}
-	run += cpu_run;
-	run += path->pathtarget->cost.per_tuple * path->rows;
+	host += path->pathtarget->cost.per_tuple * path->rows;
+	drive = ossd_drive_cost(rel, 0.0);
 
 	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
-	path->total_cost = path->startup_cost + run;
+	path->total_cost = path->startup_cost + Max(host, drive);
 }
 
 static void

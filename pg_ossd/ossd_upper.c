@@ -403,14 +403,25 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	}
 	cp->methods = &ossd_agg_path_methods;
 
-	/* cost: the drive reads the all-visible part, the host the rest */
+	/*
+	 * cost: the drive reads and aggregates the all-visible part (as a scan
+	 * does, plus the aggregates' transition functions per tuple), the host
+	 * the rest at the cost of its cheapest path, and merges the partial
+	 * groups the drive sends (each of its threads sends its own, chunk by
+	 * chunk: counted as four per group); drive and host overlap
+	 * (ossd_cost).  Nothing comes out before the last chunk.
+	 */
 	cheapest = input_rel->cheapest_total_path;
 	{
 		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
-
-		cp->path.startup_cost = 10.0;
-		cp->path.total_cost = 10.0 + cheapest->total_cost * ((1.0 - f) + f * ossd_cost_factor) +
+		double		per_tuple = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
+		Cost		drive = ossd_drive_cost(input_rel, per_tuple);
+		Cost		host = (1.0 - f) * cheapest->total_cost +
+			ossd_transfer_tuple_cost * cp->path.rows * (f > 0 ? 4 : 0) +
 			cp->path.rows * cpu_tuple_cost;
+
+		cp->path.startup_cost = 10.0 + Max(host, drive);
+		cp->path.total_cost = cp->path.startup_cost + cp->path.rows * cpu_tuple_cost;
 	}
 	ossd_add_offload_path(root, output_rel, cp);
 }

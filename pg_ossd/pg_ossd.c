@@ -22,7 +22,9 @@ bool		ossd_enabled = true;
 bool		ossd_aggregate_pushdown = true;
 int			ossd_kernel_mode = OSSD_KMODE_JIT;
 int			ossd_min_relation_pages = 128;
-double		ossd_cost_factor = 0.25;
+double		ossd_drive_page_cost = 0.5;
+double		ossd_drive_tuple_cost = 0.0135;
+double		ossd_transfer_tuple_cost = 0.06;
 bool		ossd_force_offload = false;
 char	   *ossd_default_device = NULL;
 char	   *ossd_devices_guc = NULL;
@@ -131,12 +133,38 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
-	DefineCustomRealVariable("ossd.cost_factor",
-							 "Cost of a page scanned on the drive relative to seq_page_cost.",
+	/*
+	 * The cost model (ossd_planner.c), in the planner's units: what one
+	 * drive thread spends per page and per tuple it reads, and what the
+	 * host spends per row the drive sends back.  Fitted from measured runs:
+	 * docs/cost-model.md.
+	 */
+	DefineCustomRealVariable("ossd.drive_page_cost",
+							 "Cost of reading one page on the drive, per drive scan thread.",
 							 NULL,
-							 &ossd_cost_factor,
-							 0.25,
-							 0.0, 100.0,
+							 &ossd_drive_page_cost,
+							 0.5,
+							 0.0, 1000.0,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("ossd.drive_tuple_cost",
+							 "Cost of deforming and filtering one tuple on the drive, per drive scan thread.",
+							 NULL,
+							 &ossd_drive_tuple_cost,
+							 0.0135,
+							 0.0, 1000.0,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("ossd.transfer_tuple_cost",
+							 "Cost to the host of one row or partial group the drive sends back.",
+							 NULL,
+							 &ossd_transfer_tuple_cost,
+							 0.06,
+							 0.0, 1000.0,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

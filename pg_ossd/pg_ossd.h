@@ -34,7 +34,9 @@ extern bool ossd_enabled;
 extern bool ossd_aggregate_pushdown;
 extern int	ossd_kernel_mode;
 extern int	ossd_min_relation_pages;
-extern double ossd_cost_factor;
+extern double ossd_drive_page_cost;
+extern double ossd_drive_tuple_cost;
+extern double ossd_transfer_tuple_cost;
 extern bool ossd_force_offload;
 extern char *ossd_default_device;
 extern char *ossd_devices_guc;
@@ -111,6 +113,7 @@ extern void ossd_planner_init(void);
 extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
 								  CustomPath *cp);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
+extern Cost ossd_drive_cost(RelOptInfo *rel, double per_tuple_extra);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblEntry *rte, char **uri);

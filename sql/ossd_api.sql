@@ -46,7 +46,7 @@ SELECT is(current_setting('ossd.enabled'), 'on', 'ossd.enabled defaults to on');
 SELECT is(current_setting('ossd.aggregate_pushdown'), 'on', 'ossd.aggregate_pushdown defaults to on');
 SELECT is(current_setting('ossd.kernel_mode'), 'jit', 'ossd.kernel_mode defaults to jit');
 SELECT ok(current_setting('ossd.min_relation_pages')::int >= 0, 'ossd.min_relation_pages');
-SELECT ok(current_setting('ossd.cost_factor')::float8 > 0, 'ossd.cost_factor');
+SELECT ok(current_setting('ossd.drive_page_cost')::float8 > 0, 'ossd.drive_page_cost');
 SELECT is(current_setting('ossd.force_offload'), 'off', 'ossd.force_offload defaults to off');
 SELECT throws_ok($$SET ossd.kernel_mode = 'gpu'$$, '22023', NULL, 'ossd.kernel_mode rejects unknown modes');
 
