@@ -4,6 +4,7 @@
 -- Keys and indexes come after the load (indexes.sql).
 \set ON_ERROR_STOP 1
 SET default_tablespace = :tablespace;
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS lineitem, orders, partsupp, part, customer, supplier, nation, region CASCADE;
 
 CREATE TABLE region (
