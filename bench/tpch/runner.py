@@ -110,9 +110,13 @@ class Bench:
             return "error", None, *d
         return "ok", ms[-1], *d
 
-    def explain(self, sql, mode, workers):
-        script = self.settings(mode, workers, 0) + "EXPLAIN (VERBOSE, COSTS OFF) " + sql + "\n"
-        rc, out, err = self.run_psql(script, 120)
+    def explain(self, sql, mode, workers, analyze_timeout_ms=None):
+        opts = "VERBOSE, COSTS OFF" if analyze_timeout_ms is None else "ANALYZE, VERBOSE, COSTS OFF"
+        tmo = analyze_timeout_ms or 0
+        script = self.settings(mode, workers, tmo) + f"EXPLAIN ({opts}) " + sql + "\n"
+        rc, out, err = self.run_psql(script, tmo / 1000 + 120)
+        if "statement timeout" in err:
+            return f"EXPLAIN ANALYZE cancelled by statement_timeout after {tmo / 1000:.0f} s"
         return out if rc == 0 and "ERROR" not in err else "EXPLAIN failed: " + err.strip()
 
 
@@ -188,6 +192,8 @@ def main():
     ap.add_argument("--machine", default="")
     ap.add_argument("--load-json", default="")
     ap.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
+    ap.add_argument("--analyze-timeout", type=float, default=60.0,
+                    help="seconds for EXPLAIN ANALYZE of each losing query (0: none)")
     a = ap.parse_args()
 
     b = Bench(a)
@@ -232,6 +238,49 @@ def main():
         if r["timeout_ms"] is None:
             r["timeout_ms"] = cap
 
+    # 3. figures (written after every round, so a stopped run keeps what it measured)
+    def figures():
+        rows = []
+        for q in queries:
+            for w in workers:
+                base = None
+                for m in modes:
+                    rs = runs[(q, m, w)]
+                    ok = [x for x in rs if x[0] == "ok"]
+                    t = [x[1] for x in ok]
+                    med = median(t)
+                    if m == "off":
+                        base = med
+                    ps = plan_summary(res[q]["plans"][f"{m}/{w}"])
+                    status = ("timeout" if any(x[0] == "timeout" for x in rs)
+                              else "error" if any(x[0] == "error" for x in rs) else "ok")
+                    rows.append({
+                        "query": q, "workers": w, "mode": m, "status": status,
+                        "median_ms": med, "min_ms": min(t) if t else None, "max_ms": max(t) if t else None,
+                        "runs": len(t),
+                        "ratio": (base / med) if base and med else None,
+                        "host_cpu_s": median([x[2] for x in ok]), "ossdfs_cpu_s": median([x[3] for x in ok]),
+                        "drive_cpu_s": median([x[4] for x in ok]),
+                        "answer": res[q]["answers"][f"{m}/{w}"]["status"],
+                        "offloaded": ps["n_offloaded"], "drive_scans": ps["drive"], "host_scans": ps["host"],
+                        "timeout_ms": res[q]["timeout_ms"],
+                    })
+        geo = {}
+        for m in modes:
+            for w in workers:
+                rr = [r for r in rows if r["mode"] == m and r["workers"] == w]
+                # a timeout counts at its timeout (an upper bound on the ratio)
+                ratios = [r["ratio"] if r["ratio"] else
+                          (next(x["median_ms"] for x in rows if x["query"] == r["query"] and x["workers"] == w
+                                and x["mode"] == "off") or 0) / r["timeout_ms"] if r["status"] == "timeout" else None
+                          for r in rr]
+                geo[f"{m}/{w}"] = {"geomean": geomean(ratios),
+                                   "losers": [r["query"] for r in rr if r["ratio"] is not None and r["ratio"] < 0.95],
+                                   "timeouts": [r["query"] for r in rr if r["status"] == "timeout"],
+                                   "different": [r["query"] for r in rr if r["answer"] == "DIFFERENT"],
+                                   "errors": [r["query"] for r in rr if r["answer"].startswith("error")]}
+        return rows, geo
+
     # 2. timed rounds, the modes alternated (their order rotated each round)
     runs = {(q, m, w): [] for q in queries for m in modes for w in workers}
     for rnd in range(a.rounds):
@@ -251,51 +300,23 @@ def main():
                     prev.append(b.timed(sqls[q], m, w, res[q]["timeout_ms"]))
             log(f"    Q{q:02d} " + "  ".join(
                 f"{m}/{w} {fmt(runs[(q, m, w)][-1][1])}" for w in workers for m in order))
+        rows, geo = figures()
+        write(a, rows, res, geo, modes, workers, queries, rounds_done=rnd + 1)
+    rows, geo = figures()
 
-    # 3. figures
-    rows = []
-    for q in queries:
-        for w in workers:
-            base = None
-            for m in modes:
-                rs = runs[(q, m, w)]
-                ok = [x for x in rs if x[0] == "ok"]
-                t = [x[1] for x in ok]
-                med = median(t)
-                if m == "off":
-                    base = med
-                ps = plan_summary(res[q]["plans"][f"{m}/{w}"])
-                status = ("timeout" if any(x[0] == "timeout" for x in rs)
-                          else "error" if any(x[0] == "error" for x in rs) else "ok")
-                rows.append({
-                    "query": q, "workers": w, "mode": m, "status": status,
-                    "median_ms": med, "min_ms": min(t) if t else None, "max_ms": max(t) if t else None,
-                    "runs": len(t),
-                    "ratio": (base / med) if base and med else None,
-                    "host_cpu_s": median([x[2] for x in ok]), "ossdfs_cpu_s": median([x[3] for x in ok]),
-                    "drive_cpu_s": median([x[4] for x in ok]),
-                    "answer": res[q]["answers"][f"{m}/{w}"]["status"],
-                    "offloaded": ps["n_offloaded"], "drive_scans": ps["drive"], "host_scans": ps["host"],
-                    "timeout_ms": res[q]["timeout_ms"],
-                })
-    geo = {}
-    for m in modes:
-        for w in workers:
-            rr = [r for r in rows if r["mode"] == m and r["workers"] == w]
-            # a timeout counts at its timeout (an upper bound on the ratio)
-            ratios = [r["ratio"] if r["ratio"] else
-                      (next(x["median_ms"] for x in rows if x["query"] == r["query"] and x["workers"] == w
-                            and x["mode"] == "off") or 0) / r["timeout_ms"] if r["status"] == "timeout" else None
-                      for r in rr]
-            geo[f"{m}/{w}"] = {"geomean": geomean(ratios),
-                               "losers": [r["query"] for r in rr if r["ratio"] is not None and r["ratio"] < 0.95],
-                               "timeouts": [r["query"] for r in rr if r["status"] == "timeout"],
-                               "different": [r["query"] for r in rr if r["answer"] == "DIFFERENT"],
-                               "errors": [r["query"] for r in rr if r["answer"].startswith("error")]}
-    write(a, rows, res, geo, modes, workers, queries)
+    # 4. the losers of the default mode: EXPLAIN ANALYZE, plain beside offload
+    losers = []
+    if a.analyze_timeout > 0 and "default" in modes and a.rounds > 0:
+        for r in rows:
+            if r["mode"] == "default" and (r["status"] == "timeout" or (r["ratio"] is not None and r["ratio"] < 0.95)):
+                q, w = r["query"], r["workers"]
+                log(f"  EXPLAIN ANALYZE of loser Q{q:02d} at {w} workers")
+                losers.append((q, w, r, b.explain(sqls[q], "off", w, a.analyze_timeout * 1000),
+                               b.explain(sqls[q], "default", w, a.analyze_timeout * 1000)))
+    write(a, rows, res, geo, modes, workers, queries, losers)
 
 
-def write(a, rows, res, geo, modes, workers, queries):
+def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=None):
     os.makedirs(a.results, exist_ok=True)
     stem = os.path.join(a.results, f"tpch-sf{a.sf}")
     cols = ["query", "workers", "mode", "status", "median_ms", "min_ms", "max_ms", "runs", "ratio",
@@ -318,7 +339,7 @@ def write(a, rows, res, geo, modes, workers, queries):
             f.write(f"Q{q}," + ",".join(vals) + "\n")
     lines = [f"TPC-H SF {a.sf} on an emulated OSSD: pg_ossd offload off / default / forced",
              f"{a.machine}",
-             f"{a.rounds} rounds, modes alternated; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
+             f"{a.rounds if rounds_done is None else f'{rounds_done} of {a.rounds}'} rounds, modes alternated; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
              "CPU = median seconds per run: host (cluster processes) + ossdfs | drive (nbdkit); dw1 = ossd.device_workers=1", ""]
     for w in workers:
         lines.append(f"== max_parallel_workers_per_gather = {w}")
@@ -357,6 +378,13 @@ def write(a, rows, res, geo, modes, workers, queries):
         for q in queries:
             for k, p in res[q]["plans"].items():
                 f.write(f"==== Q{q} {k}\n{p}\n")
+    with open(stem + "-losers.txt", "w") as f:
+        f.write(f"TPC-H SF {a.sf}: the queries slower with default offload than plain (ratio < 0.95 or a\n"
+                "timeout): EXPLAIN (ANALYZE, VERBOSE) with offload off, then default\n\n")
+        for q, w, r, plain, dflt in losers:
+            f.write(f"==== Q{q} at {w} workers: {r['status']}, ratio {fmt(r['ratio'], 2)}, "
+                    f"drive {r['drive_scans']} | host {r['host_scans']}\n"
+                    f"---- offload off\n{plain}\n---- default\n{dflt}\n")
     load = None
     if a.load_json and os.path.exists(a.load_json):
         with open(a.load_json) as f:
@@ -369,6 +397,8 @@ def write(a, rows, res, geo, modes, workers, queries):
                "answers": {q: res[q]["answers"] for q in queries}}
     with open(stem + ".json", "w") as f:
         json.dump(summary, f, indent=1)
+    if rounds_done is not None:
+        return
     print("\n".join(lines), file=sys.stderr)
     if a.json:
         print(json.dumps({"sf": a.sf, "geomean": geo}))
