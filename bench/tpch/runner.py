@@ -120,6 +120,12 @@ class Bench:
         return out if rc == 0 and "ERROR" not in err else "EXPLAIN failed: " + err.strip()
 
 
+# TPC-H column prefixes: an aggregating OssdScan (it replaces the Aggregate,
+# so EXPLAIN names no relation) is known by the columns it reads
+PREFIX = {"l": "lineitem", "o": "orders", "c": "customer", "s": "supplier", "ps": "partsupp",
+          "p": "part", "n": "nation", "r": "region"}
+
+
 def plan_summary(plan):
     """which scans ran on the drive and what each pushed down"""
     scans, host = [], []
@@ -127,13 +133,15 @@ def plan_summary(plan):
     for line in plan.splitlines():
         m = re.search(r"Custom Scan \(OssdScan\)(?: on (?:\S+\.)?(\w+)(?: (\w+))?)?", line)
         if m:
-            # an aggregating scan replaces the Aggregate: no "on REL"
             cur = {"rel": m.group(2) or m.group(1) or "?", "pushed": []}
             scans.append(cur)
             continue
         m = re.search(r"(?:Parallel )?(Seq|Index Only|Index|Bitmap Heap) Scan(?: using \S+)? on (?:\S+\.)?(\w+)(?: (\w+))?", line)
         if m:
             host.append(f"{m.group(1).lower().replace(' ', '')}:{m.group(3) or m.group(2)}")
+            cur = None
+            continue
+        if "->" in line or re.match(r"\s*(CTE|InitPlan|SubPlan) ", line):
             cur = None
             continue
         if cur is not None:
@@ -145,11 +153,11 @@ def plan_summary(plan):
                 cur["pushed"].append("group")
             elif "Device Kernel:" in line:
                 cur["pushed"].append("kernel")
-            elif cur["rel"] == "?":
-                m = re.search(r"\b(\w+)\.[a-z]_\w+", line)
+            if cur["rel"] == "?":
+                m = re.search(r"\b(l|o|c|s|ps|p|n|r)_[a-z]+", line)
                 if m:
-                    cur["rel"] = m.group(1)
-    drive = " ".join(f"{s['rel'] if s['rel'] != '?' else 'upper'}[{'+'.join(s['pushed']) or 'project'}]" for s in scans)
+                    cur["rel"] = PREFIX[m.group(1)] + "(agg)"
+    drive = " ".join(f"{s['rel']}[{'+'.join(s['pushed']) or 'project'}]" for s in scans)
     return {"drive": drive or "-", "host": " ".join(host) or "-", "n_offloaded": len(scans)}
 
 
