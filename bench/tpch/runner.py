@@ -218,7 +218,7 @@ def main():
 
     # 1. plans and answers (the answer runs warm the caches and time plain
     #    for each query's statement_timeout)
-    res = {q: {"plans": {}, "answers": {}, "timeout_ms": None} for q in queries}
+    res = {q: {"plans": {}, "answers": {}, "timeout_ms": None, "first_ms": {}} for q in queries}
     for q in queries:
         r = res[q]
         cap = a.timeout_cap * 1000
@@ -229,6 +229,7 @@ def main():
                 r["plans"][key] = b.explain(sqls[q], m, w)
                 tmo = cap if r["timeout_ms"] is None else r["timeout_ms"]
                 st, rows, ms = b.answer(sqls[q], m, w, tmo)
+                r["first_ms"][key] = ms
                 if m == "off" and st == "ok" and r["timeout_ms"] is None:
                     r["timeout_ms"] = min(cap, max(10 * ms, a.min_timeout * 1000))
                 if st == "ok":
@@ -256,6 +257,10 @@ def main():
                     rs = runs[(q, m, w)]
                     ok = [x for x in rs if x[0] == "ok"]
                     t = [x[1] for x in ok]
+                    first = False
+                    if not rs and res[q]["first_ms"].get(f"{m}/{w}") is not None:
+                        # no timed round yet: the answer run's time, marked as such
+                        t, first = [res[q]["first_ms"][f"{m}/{w}"]], True
                     med = median(t)
                     if m == "off":
                         base = med
@@ -265,7 +270,7 @@ def main():
                     rows.append({
                         "query": q, "workers": w, "mode": m, "status": status,
                         "median_ms": med, "min_ms": min(t) if t else None, "max_ms": max(t) if t else None,
-                        "runs": len(t),
+                        "runs": 0 if first else len(t),
                         "ratio": (base / med) if base and med else None,
                         "host_cpu_s": median([x[2] for x in ok]), "ossdfs_cpu_s": median([x[3] for x in ok]),
                         "drive_cpu_s": median([x[4] for x in ok]),
@@ -289,8 +294,10 @@ def main():
                                    "errors": [r["query"] for r in rr if r["answer"].startswith("error")]}
         return rows, geo
 
-    # 2. timed rounds, the modes alternated (their order rotated each round)
     runs = {(q, m, w): [] for q in queries for m in modes for w in workers}
+    rows, geo = figures()
+    write(a, rows, res, geo, modes, workers, queries, rounds_done=0)
+    # 2. timed rounds, the modes alternated (their order rotated each round)
     for rnd in range(a.rounds):
         order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
         log(f"  round {rnd + 1}/{a.rounds}")
@@ -306,6 +313,9 @@ def main():
                         prev.append(("error", None, 0, 0, 0))
                         continue
                     prev.append(b.timed(sqls[q], m, w, res[q]["timeout_ms"]))
+            if rnd == 0:  # a stopped first round keeps the queries it timed
+                rows, geo = figures()
+                write(a, rows, res, geo, modes, workers, queries, rounds_done=0)
             log(f"    Q{q:02d} " + "  ".join(
                 f"{m}/{w} {fmt(runs[(q, m, w)][-1][1])}" for w in workers for m in order))
         rows, geo = figures()
@@ -351,7 +361,8 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
             f.write(f"Q{q}," + ",".join(vals) + "\n")
     lines = [f"TPC-H SF {a.sf} on an emulated OSSD: pg_ossd offload off / default / forced",
              f"{a.machine}",
-             f"{a.rounds if rounds_done is None else f'{rounds_done} of {a.rounds}'} rounds, modes alternated; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
+             f"{a.rounds if rounds_done is None else f'{rounds_done} of {a.rounds}'} rounds, modes alternated"
+             f"{' (runs = 0: the time of the answer run, no timed round yet)' if rounds_done is not None else ''}; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
              "CPU = median seconds per run: host (cluster processes) + ossdfs | drive (nbdkit); dw1 = ossd.device_workers=1", ""]
     for w in workers:
         lines.append(f"== max_parallel_workers_per_gather = {w}")
@@ -365,7 +376,8 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
                     continue
                 mark = "" if r["answer"] == "identical" else "!"
                 ratio = "" if m == "off" else f" {r['ratio']:.2f}x"
-                cpu = f" {r['host_cpu_s'] + r['ossdfs_cpu_s']:.2f}|{r['drive_cpu_s']:.2f}s"
+                cpu = ("" if r["host_cpu_s"] is None else
+                       f" {r['host_cpu_s'] + r['ossdfs_cpu_s']:.2f}|{r['drive_cpu_s']:.2f}s")
                 cells.append(f"{mark}{r['median_ms']:.0f}ms{ratio}{cpu}".rjust(30))
             lines.append(f"Q{q:<5} " + " ".join(cells))
         lines.append("")
