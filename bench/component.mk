@@ -44,3 +44,10 @@ $(B)/bench/ftl-sim/ftl-greedy-ref: $(B)/bench/ftl-sim/greedy_ref.o
 .PHONY: bench-ftl-sim
 bench-ftl-sim: $(B)/bench/ftl-sim/ftl-sim $(B)/bench/ftl-sim/ftl-msr-gen $(B)/bench/ftl-sim/ftl-greedy-ref
 	bench/ftl-sim/run
+
+# bench/tpch: our own TPC-H generator (written from the specification).
+TPCH_DBGEN_OBJS := $(call objs,bench,$(wildcard bench/tpch/dbgen/*.c))
+ALL_TARGETS += $(B)/bench/tpch-dbgen
+TEST_BINS += $(B)/bench/tpch-dbgen
+$(B)/bench/tpch-dbgen: $(TPCH_DBGEN_OBJS)
+	$(CC) $(CFLAGS) -o $@ $(TPCH_DBGEN_OBJS) -lm
