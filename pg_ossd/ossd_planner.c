@@ -207,18 +207,18 @@ ossd_parallel_divisor(Path *path)
 /*
  * The drive's part of a scan of rel: one drive thread reads and deforms
  * the all-visible pages at ossd.drive_page_cost a page and
- * ossd.drive_tuple_cost (plus per_tuple_extra: aggregation) a tuple, and
- * the drive runs ossd.device_workers threads on it (its default, two,
- * when that is 0).
+ * ossd.drive_tuple_cost a tuple, plus extra (what else it does with the
+ * rows that pass: aggregation), and the drive runs ossd.device_workers
+ * threads on it (its default, two, when that is 0).
  */
 Cost
-ossd_drive_cost(RelOptInfo *rel, double per_tuple_extra)
+ossd_drive_cost(RelOptInfo *rel, Cost extra)
 {
 	double		f = Max(0.0, Min(1.0, rel->allvisfrac));
 	double		threads = ossd_device_workers > 0 ? ossd_device_workers : 2;
 
-	return f * (rel->pages * ossd_drive_page_cost +
-				rel->tuples * (ossd_drive_tuple_cost + per_tuple_extra)) / threads;
+	return (f * (rel->pages * ossd_drive_page_cost +
+				 rel->tuples * ossd_drive_tuple_cost) + extra) / threads;
 }
 
 /*

@@ -405,7 +405,8 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 
 	/*
 	 * cost: the drive reads and aggregates the all-visible part (as a scan
-	 * does, plus the aggregates' transition functions per tuple), the host
+	 * does, plus the aggregates' transition functions per row that passes
+	 * the filter), the host
 	 * the rest at the cost of its cheapest path, and merges the partial
 	 * groups the drive sends (each of its threads sends its own, chunk by
 	 * chunk: counted as four per group); drive and host overlap
@@ -414,8 +415,8 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cheapest = input_rel->cheapest_total_path;
 	{
 		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
-		double		per_tuple = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
-		Cost		drive = ossd_drive_cost(input_rel, per_tuple);
+		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
+		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows);
 		Cost		host = (1.0 - f) * cheapest->total_cost +
 			ossd_transfer_tuple_cost * cp->path.rows * (f > 0 ? 4 : 0) +
 			cp->path.rows * cpu_tuple_cost;
