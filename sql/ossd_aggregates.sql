@@ -342,7 +342,7 @@ RESET ossd.aggregate_pushdown;
 -- Rows and blocks the drive does not aggregate: blocks changed since
 -- VACUUM (the host aggregates them), sums past 128 bits, TOAST
 -- ===================================================================
-CREATE TABLE ag_mix AS SELECT * FROM ag;
+CREATE TABLE ag_mix AS SELECT * FROM ag ORDER BY id;  -- (ORDER BY: the same layout whatever scans it)
 VACUUM (FREEZE, ANALYZE) ag_mix;
 CHECKPOINT;
 UPDATE ag_mix SET v4 = v4 + 1 WHERE id % 500 = 0;
