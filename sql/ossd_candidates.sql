@@ -700,7 +700,7 @@ RESET ossd.force_offload;
 -- Prepared statements: a custom plan folds the parameters into
 -- constants (pushed); a generic plan keeps Params (host quals)
 -- ===================================================================
-PREPARE cand_p(int4, int4) AS SELECT id, t FROM cand WHERE k = $1 AND id < $2;
+PREPARE cand_p(int4, int4) AS SELECT id, t FROM cand WHERE k = $1 AND id < $2 ORDER BY id;
 SET plan_cache_mode = force_custom_plan;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE cand_p(3, 1000);
 EXECUTE cand_p(3, 1000);
@@ -712,12 +712,12 @@ EXECUTE cand_p(3, 1000);
 SET ossd.force_offload = on;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE cand_p(3, 1000);
 DEALLOCATE cand_p;
-PREPARE cand_p(int4, int4) AS SELECT id, t FROM cand WHERE k = $1 AND id < $2;
+PREPARE cand_p(int4, int4) AS SELECT id, t FROM cand WHERE k = $1 AND id < $2 ORDER BY id;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE cand_p(3, 1000);
 EXECUTE cand_p(3, 1000);
 EXECUTE cand_p(4, 500);
 -- a Param next to a constant: the constant's qual is pushed
-PREPARE cand_p2(int4) AS SELECT id FROM cand WHERE k = 3 AND id < $1;
+PREPARE cand_p2(int4) AS SELECT id FROM cand WHERE k = 3 AND id < $1 ORDER BY id;
 EXPLAIN (VERBOSE, COSTS OFF) EXECUTE cand_p2(1000);
 EXECUTE cand_p2(1000);
 SET ossd.enabled = off;
