@@ -398,6 +398,26 @@ SELECT sum(v2), sum(v8), avg(v2), scale(avg(vn)), scale(sum(vn)) FROM ag WHERE k
 SELECT * FROM agg_check($$SELECT sum(v2), sum(v8), avg(v2), scale(avg(vn)), scale(sum(vn)) FROM ag WHERE k4 < 3$$);
 SELECT * FROM agg_check($$SELECT k4, scale(avg(vu)), scale(sum(vu)), avg(vu) FROM ag GROUP BY k4$$);
 
+-- ===================================================================
+-- The drive's interpreter aggregates as its JIT does (filters, map
+-- kernels and partial groups by the other engine)
+-- ===================================================================
+SET ossd.kernel_mode = interpreter;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT kc, sum(vn * 2), avg(vn + kf), count(*) FROM ag WHERE k4 < 12 GROUP BY kc;
+SELECT kc, sum(vn * 2), avg(vn + kf), count(*) FROM ag WHERE k4 < 12 GROUP BY kc ORDER BY kc;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT count(*), count(v4), sum(v4), avg(v4), min(v4), max(v4) FROM ag WHERE k4 < 10'),
+  ('SELECT sum(v8), avg(v8), min(v8), max(v8) FROM ag'), ('SELECT sum(vn), avg(vn), min(vn), max(vn) FROM ag'),
+  ('SELECT sum(vu), avg(vu) FROM ag'), ('SELECT min(vt), max(vt), min(vd), max(vtz) FROM ag'),
+  ('SELECT k2, count(*), sum(v4), avg(vn), min(vt), max(vts) FROM ag WHERE v8 > 0 GROUP BY k2'),
+  ('SELECT kn, count(*), sum(vn) FROM ag GROUP BY kn'), ('SELECT kt, kc, count(*), sum(v2) FROM ag GROUP BY kt, kc'),
+  ('SELECT kd, kts, kb, count(*) FROM ag GROUP BY kd, kts, kb'), ('SELECT id, count(*), sum(v4) FROM ag GROUP BY id'),
+  ('SELECT k8, avg(vn * kf) FROM ag GROUP BY k8'), ('SELECT kn, kf, count(*), sum(kn * kf) FROM ag GROUP BY kn, kf'),
+  ('SELECT sum(vn * vn * vn * vn * vn) FROM ag'), ('SELECT k2, count(*) FROM ag WHERE kt LIKE ''%a'' AND vn > 0 GROUP BY k2')
+) v(q), LATERAL agg_check(v.q) c;
+RESET ossd.kernel_mode;
+
 RESET ossd.force_offload;
 DROP TABLE ag;
 DROP FUNCTION agg_counters(text);

@@ -392,10 +392,39 @@ SELECT v.qual, c.* FROM (VALUES
 -- OR takes a slot of the kernel's 512-byte stack) stays on the host
 SELECT n_rows, device IS NOT NULL AS on_drive, host IS NOT NULL AS on_host, same
   FROM qual_check((SELECT string_agg(format('i4 <> %s', g), ' AND ') FROM generate_series(1, 200) g));
+-- an OR of ANDs: every AND/OR takes a stack slot, 64 fit (63 pairs and
+-- the OR); the drive's verifier explores such a kernel in linear time
+-- (its NULL flags are 32-bit words, not tracked by value: 30 pairs used
+-- to be refused by the drive as "program too complex", failing the query)
+SELECT n, c.n_rows, c.device IS NOT NULL AS on_drive, c.host IS NOT NULL AS on_host, c.same
+  FROM (VALUES (2), (10), (30), (40), (64)) v(n),
+  LATERAL qual_check((SELECT string_agg(format('(i2 = %s AND t = ''v%s'')', g, g), ' OR ') FROM generate_series(1, v.n) g)) c;
+-- nested three levels deep, NULLs on every level
 SELECT n_rows, device IS NOT NULL AS on_drive, host IS NOT NULL AS on_host, same
-  FROM qual_check((SELECT string_agg(format('(i2 = %s AND t = ''v%s'')', g, g), ' OR ') FROM generate_series(1, 100) g));
-SELECT n_rows, device IS NOT NULL AS on_drive, host IS NOT NULL AS on_host, same
+  FROM qual_check((SELECT string_agg(format('((i2 = %s OR b) AND (f8 > %s OR n < %s OR t IS NULL))', g, g, -g), ' OR ') FROM generate_series(1, 15) g));
+
+-- ===================================================================
+-- Kernel modes: the drive's interpreter decides every qual as its JIT
+-- does (the same kernels, run by the other engine)
+-- ===================================================================
+SET ossd.kernel_mode = interpreter;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM qt WHERE i2 = 5 OR t LIKE 'v1%';
+SELECT v.qual, c.n_rows, c.device IS NOT NULL AS on_drive, c.same FROM (VALUES
+  ('i2 = 5'), ('i2 <> 5'), ('i4 < -4990'), ('i8 > 9000000000'), ('i8 = -9223372036854775808'),
+  ('i2 < 5::int8'), ('i4 > 3000000000'), ('i8 < i4'), ('i4 BETWEEN -10 AND 10'),
+  ('i4 IN (1, 2, 3, 7, 14, 21)'), ('i2 NOT IN (5, NULL)'), ('i4 <> ALL (ARRAY[7, 14, 21])'),
+  ('b IS NOT TRUE'), ('b IS UNKNOWN'), ('NOT (i2 > 0 AND i4 > 0)'), ('(i2 > 0 OR i4 > 0) IS NOT FALSE'),
+  ('f4 = ''NaN'''), ('f4 = ''-0'''), ('f8 > ''Infinity'''), ('f8 = 5e-324'), ('f4 < 0.1::float8'),
+  ('n = 1.500000'), ('n > 123456789012345678.12345678'), ('nf BETWEEN 0.01 AND 0.05'), ('n = nf'),
+  ('t LIKE ''%2%'''), ('t NOT LIKE ''v%'''), ('t LIKE ''%ï%'''), ('t = ''日本語'''), ('t < vc'),
+  ('vc = ''w7 '''), ('c = ''ab   '''), ('c < ''abcdef'''), ('c = vc'),
+  ('d >= ''infinity'''), ('d > date ''100000-01-01'''), ('d < timestamp ''1995-01-01 12:00'''),
+  ('ts < date ''5874897-12-31'''), ('ts = ''-infinity'''), ('tz IN (''infinity'', ''2000-01-01 00:41:07+00'')'),
+  ('i2 > 0 AND (b OR n > 10 OR d < ''1999-01-01'' OR c = ''ab'' OR ts > ''2010-01-01'')')
+) v(qual), LATERAL qual_check(v.qual) c;
+SELECT n_rows, device IS NOT NULL AS on_drive, same
   FROM qual_check((SELECT string_agg(format('(i2 = %s AND t = ''v%s'')', g, g), ' OR ') FROM generate_series(1, 30) g));
+RESET ossd.kernel_mode;
 
 -- ===================================================================
 -- Errors: the same error whether the drive filtered first or not
