@@ -490,7 +490,13 @@ gen_opexpr(QGen *g, Oid opno, Oid inputcollid, Expr *le, Expr *re,
 	}
 }
 
-/* AND (is_and) / OR over args, with a "saw null" flag on the stack */
+/*
+ * AND (is_and) / OR over args, with a "saw null" flag on the stack.  The
+ * flag is stored and loaded as a 32-bit word: the drive's verifier tracks
+ * the values of 64-bit stack stores, and every combination of the flags
+ * of an OR of ANDs would be a state of its own to explore (2^n for n
+ * terms: "program too complex"); a 32-bit word is plain data to it.
+ */
 static bool
 gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 {
@@ -502,7 +508,7 @@ gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 		g->why = "expression too deep";
 		return false;
 	}
-	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 0));
+	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 0));
 	foreach(lc, args)
 	{
 		int			Lnext = label_new(g);
@@ -519,10 +525,10 @@ gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 				return false;
 		}
 		label_place(g, Lsetnull);
-		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 1));
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 1));
 		label_place(g, Lnext);
 	}
-	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R10, slot));
+	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R0, OSSD_R10, slot));
 	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
 	jmp(g, is_and ? Lt : Lf);
 	return true;
@@ -732,6 +738,27 @@ qgen_finish(QGen *g, OssdProgram *out, char **why)
 	if (g->rodata.len)
 		memcpy(VARDATA(img) + sizeof(hdr) + g->ninsns * sizeof(struct ossd_insn),
 			   g->rodata.data, g->rodata.len);
+
+	/*
+	 * The drive verifies every kernel it is sent and fails the scan when
+	 * its verifier refuses one (a qual of many OR'd terms can have too
+	 * many paths to explore).  Run the same verifier here, so that such a
+	 * qual stays on the host instead of failing the query.
+	 */
+	{
+		struct ossd_prog *p = NULL;
+		char		log[256];
+
+		if (ossd_prog_load_raw(VARDATA(img), len, &p, log, sizeof(log)) != 0 ||
+			ossd_prog_verify(p, log, sizeof(log)) != 0)
+		{
+			ossd_prog_free(p);
+			pfree(img);
+			*why = pstrdup(log);
+			return false;
+		}
+		ossd_prog_free(p);
+	}
 
 	out->image = img;
 	out->ninsns = g->ninsns;

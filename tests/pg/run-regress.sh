@@ -6,8 +6,11 @@
 # tablespace, then runs sql/ossd_diff.sql against expected/ossd_diff.out
 # four times: offload forced / offload off, each with parallel query off
 # and on -- identical output every time is the differential check --, the
-# pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql once with its own
-# settings (its EXPLAIN output is part of the answer), and
+# pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql and the theme files
+# (ossd_candidates, ossd_quals, ossd_aggregates, ossd_joins_params,
+# ossd_parallel_partitions) once with their own settings (their EXPLAIN
+# output is part of the answer, they compare offload on and off
+# themselves), and
 # sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
 # and tablespace) in ossd.devices.  Needs `make -C pg_ossd install` (root).
 set -u
@@ -54,6 +57,11 @@ run_suite "ossd_diff: offload forced, interpreter"  "-c ossd.force_offload=on -c
 # planner decisions (inheritance, LATERAL, map-kernel group keys, parallel
 # append counters, rescans): the file sets what it needs, plans are output
 run_suite "ossd_planner" "" ossd_planner
+# the planner's decisions theme by theme, each offloaded answer checked
+# against offload off inside the file (its own helper), plans in the output
+for t in ossd_candidates ossd_quals ossd_aggregates ossd_joins_params ossd_parallel_partitions; do
+  run_suite "$t" "" "$t"
+done
 
 run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
