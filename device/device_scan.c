@@ -233,6 +233,9 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
   resp.scan = &sc;
   atomic_fetch_add (&j->dev->ctr.scan_bytes_out,
                     c->rows_len + c->host_rows_len + c->groups_len);
+  /* the results cross the host link (the pages the scan read did not) */
+  ftl_link_transfer (j->dev->ftl, ossd__response__get_packed_size (&resp),
+                     ftl_pace_clock (j->dev->ftl));
   device_slot_respond (j->slot, j->seq, &resp, !c->last);
   free (hb);
   return 0;

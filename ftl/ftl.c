@@ -10,12 +10,14 @@
 static void
 op_begin (struct ftl *f)
 {
+  ftl_pace_op_begin (f);
   f->op_done = f->now;
   f->op_nand_reads = 0;
 }
 
-/* End of a host op: advance the host clock, record latency, optional
- * pacing (returns the wall-clock ns to sleep after unlocking). */
+/* End of a host op: advance the host clock, record latency; under a paced
+ * profile return the CLOCK_MONOTONIC deadline of its modelled completion,
+ * to sleep to after unlocking (0: none). */
 static uint64_t
 op_end (struct ftl *f, struct lat_hist *h)
 {
@@ -24,23 +26,14 @@ op_end (struct ftl *f, struct lat_hist *h)
     f->now = f->op_done;
   if (h)
     ftl_lat_record (h, f->now - t0);
-  if (!f->cfg.pace_real_time)
-    return 0;
-  uint64_t wall = ftl_wall_ns () - f->pace_wall0;
-  uint64_t virt = f->now - f->pace_virt0;
-  return virt > wall ? virt - wall : 0;
+  return ftl_pace_deadline (f, f->op_done);
 }
 
 static int
-unlock_ret (struct ftl *f, int r, uint64_t sleep_ns)
+unlock_ret (struct ftl *f, int r, uint64_t deadline)
 {
   pthread_mutex_unlock (&f->lock);
-  if (sleep_ns)
-    {
-      struct timespec ts = { (time_t) (sleep_ns / 1000000000ull),
-                             (long) (sleep_ns % 1000000000ull) };
-      nanosleep (&ts, NULL);
-    }
+  ftl_pace_sleep_until (f, deadline);
   return r;
 }
 #define UNLOCK(f, r) unlock_ret ((f), (r), 0)
@@ -52,6 +45,7 @@ ftl_new (const struct ftl_config *cfg_in, struct ftl **out, ftl_error *err)
   if (!f)
     return ftl_fail (err, -ENOMEM, "out of memory");
   pthread_mutex_init (&f->lock, NULL);
+  pthread_mutex_init (&f->link_lock, NULL);
   f->cfg = *cfg_in;
   int r = ftl_config_complete (&f->cfg, err);
   if (r < 0)
@@ -92,8 +86,9 @@ ftl_setup (struct ftl *f, ftl_error *err)
     return ftl_fail (err, -ENOMEM, "out of memory for FTL tables");
   if (f->cfg.mapping_mode != FTL_MAP_RAM && ftl_dftl_init (f) < 0)
     return ftl_fail (err, -ENOMEM, "out of memory for the mapping cache");
-  f->pace_wall0 = ftl_wall_ns ();
-  return 0;
+  /* the profile's runtime part (timing, modelled parallelism, link,
+   * pacing) in force until ftl_set_profile changes it */
+  return ftl_pace_apply (f, f->profile, err);
 }
 
 void
@@ -112,6 +107,7 @@ ftl_free (struct ftl *f)
   free (f->live_meta);
   free (f->image_path);
   pthread_mutex_destroy (&f->lock);
+  pthread_mutex_destroy (&f->link_lock);
   free (f);
 }
 
@@ -176,6 +172,8 @@ ftl_format (const char *image_path, const struct ftl_config *cfg,
           goto fail;
         }
     }
+  /* recovery and format moved the clocks: pacing starts from here */
+  ftl_pace_apply (f, f->pace.name, NULL);
   *out = f;
   return 0;
 fail:
@@ -251,6 +249,8 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
       ftl_fail (err, r, "%s: cannot mark the image open", image_path);
       goto fail;
     }
+  /* recovery and format moved the clocks: pacing starts from here */
+  ftl_pace_apply (f, f->pace.name, NULL);
   *out = f;
   return 0;
 fail:
@@ -708,7 +708,17 @@ ftl_get_info (ftl_t *f, struct ftl_device_info *info, ftl_error *err)
   info->mapping_mode = f->cfg.mapping_mode;
   info->alloc_policy = f->cfg.alloc_policy;
   info->gc_policy = f->cfg.gc_policy;
-  snprintf (info->profile, sizeof info->profile, "%s", f->profile);
+  snprintf (info->profile, sizeof info->profile, "%s", f->pace.name);
+  snprintf (info->format_profile, sizeof info->format_profile, "%s",
+            f->profile);
+  info->paced = f->pace.paced;
+  info->time_channels = f->pace.time_channels;
+  info->time_dies = f->pace.time_dies;
+  info->channel_mbps = f->pace.channel_mbps;
+  info->link_mbps = f->pace.link_mbps;
+  info->read_ns = f->pace.tm.read_ns;
+  info->model_scan_mbps = f->pace.scan_mbps;
+  info->model_read_mbps = f->pace.read_mbps;
   snprintf (info->backend, sizeof info->backend, "%s", f->nand.be->ops->name);
   info->objects = f->nobjs;
   info->partitions = f->nparts;
@@ -722,6 +732,7 @@ ftl_idle (ftl_t *f, uint64_t budget_ns, ftl_error *err)
   int r = 0;
   if (!f->in_batch)
     {
+      ftl_pace_op_begin (f);
       uint64_t t0 = f->now;
       if (f->free_blocks < f->gc_high)
         {
