@@ -490,7 +490,7 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
   uint8_t *dst = buf;
   const struct nand_geometry *g = &f->nand.geo;
   uint64_t first = off >> FTL_SECTOR_SHIFT, last = (off + n - 1) >> FTL_SECTOR_SHIFT;
-  uint64_t last_page = UINT64_MAX;
+  uint64_t last_page = UINT64_MAX, last_done = 0;
   uint64_t nand_reads = 0;
   for (uint64_t l = first; l <= last; l++)
     {
@@ -524,12 +524,14 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       uint64_t page = p / g->spp;
       if (page != last_page)
         {
-          uint64_t t = nand_time_read (&f->nand, page, 1, f->now);
-          if (t > f->op_done)
-            f->op_done = t;
+          last_done = nand_time_read (&f->nand, page, 1, f->now);
           nand_reads++;
           last_page = page;
         }
+      else   /* the page is read once; each sector of it crosses the channel */
+        last_done = nand_time_read_more (&f->nand, page, 1, last_done);
+      if (last_done > f->op_done)
+        f->op_done = last_done;
       if (f->nand.be->ops->stores_data)
         {
           /* every sector comes from a page whose data CRC was checked

@@ -40,7 +40,7 @@ static const struct profile profiles[] = {
     "550 MB/s link" },
   { "nvme-gen3", 256, 50000, 300000, 3000000, 800, true, 8, 4, 3200,
     "paced NVMe PCIe Gen3 x4 SSD: 8 channels x 4 dies, 3.2 GB/s link" },
-  { "nasd-1998", 256, 2300000, 9000000, 9000000, 40, true, 1, 1, 19,
+  { "nasd-1998", 256, 2300000, 2300000, 9000000, 40, true, 1, 1, 19,
     "paced disk-era drive (NASD prototype, 1998): one actuator "
     "(~6 MB/s media), 155 Mb/s ATM link" },
 };

@@ -182,6 +182,9 @@ static inline void nand_clocks_of_block (const struct nand *n, uint32_t block,
 /* Timing: each returns the virtual time the data is available / accepted. */
 uint64_t nand_time_read (struct nand *n, uint64_t page, uint32_t nsect,
                          uint64_t t);
+/* more sectors of the page just read cross the channel after it */
+uint64_t nand_time_read_more (struct nand *n, uint64_t page, uint32_t nsect,
+                              uint64_t done);
 uint64_t nand_time_program (struct nand *n, uint64_t page, uint64_t t,
                             uint64_t *done);
 uint64_t nand_time_erase (struct nand *n, uint32_t block, uint64_t t);

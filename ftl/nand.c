@@ -102,6 +102,20 @@ nand_time_read (struct nand *n, uint64_t page, uint32_t nsect, uint64_t t)
 }
 
 uint64_t
+nand_time_read_more (struct nand *n, uint64_t page, uint32_t nsect,
+                     uint64_t done)
+{
+  uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
+  uint32_t die, ch;
+  nand_clocks_of_block (n, block, &die, &ch);
+  uint64_t xs = max64 (done, n->chan_clock[ch]);
+  uint64_t end = xs + n->tm.xfer_sector_ns * nsect;
+  n->die_clock[die] = max64 (n->die_clock[die], end);
+  n->chan_clock[ch] = end;
+  return end;
+}
+
+uint64_t
 nand_time_program (struct nand *n, uint64_t page, uint64_t t, uint64_t *done)
 {
   uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
