@@ -148,6 +148,16 @@ ossd_plugin_config (const char *key, const char *value)
     }
   else if (strcmp (key, "profile") == 0)
     {
+      struct ftl_profile_info pi;
+      if (ftl_profile_get (0, value, &pi) < 0)
+        {
+          char names[200] = "";
+          size_t o = 0;
+          for (size_t i = 0; ftl_profile_get (i, NULL, &pi) == 0 && o < sizeof names; i++)
+            o += (size_t) snprintf (names + o, sizeof names - o, "%s%s", i ? ", " : "", pi.name);
+          nbdkit_error ("profile: unknown drive profile '%s' (%s)", value, names);
+          return -1;
+        }
       free (profile);
       profile = strdup (value);
       opts.profile = profile;
