@@ -470,6 +470,37 @@ ftl_list_objects (ftl_t *f, uint64_t pid, uint64_t after, uint64_t *oids,
   return UNLOCK (f, 0);
 }
 
+/* Paced: start the image's reads of every page a read maps to at once, so
+ * that a cold image's own latency runs during the modelled time instead of
+ * after it, one page fault at a time.  Runs of consecutive pages are one
+ * request each. */
+static void
+prefetch_pages (struct ftl *f, struct ftl_object *o, uint64_t first,
+                uint64_t last)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  uint64_t run0 = UINT64_MAX, runn = 0;
+  for (uint64_t l = first; l <= last; l++)
+    {
+      ppa_t p = map_get (f, o, (uint32_t) l);
+      if (p == PPA_NONE)
+        continue;
+      uint64_t page = p / g->spp;
+      if (run0 != UINT64_MAX && page >= run0 && page <= run0 + runn)
+        {
+          if (page == run0 + runn)
+            runn++;
+          continue;
+        }
+      if (run0 != UINT64_MAX)
+        f->nand.be->ops->prefetch (f->nand.be, run0, runn);
+      run0 = page;
+      runn = 1;
+    }
+  if (run0 != UINT64_MAX)
+    f->nand.be->ops->prefetch (f->nand.be, run0, runn);
+}
+
 int
 ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           size_t len, size_t *nread, ftl_error *err)
@@ -492,6 +523,8 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
   uint64_t first = off >> FTL_SECTOR_SHIFT, last = (off + n - 1) >> FTL_SECTOR_SHIFT;
   uint64_t last_page = UINT64_MAX, last_done = 0;
   uint64_t nand_reads = 0;
+  if (f->pace.paced && f->nand.be->ops->prefetch)
+    prefetch_pages (f, o, first, last);
   for (uint64_t l = first; l <= last; l++)
     {
       uint64_t soff = l << FTL_SECTOR_SHIFT;

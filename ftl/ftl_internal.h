@@ -101,6 +101,10 @@ struct nand_backend_ops
   /* evict the medium's pages from every cache in front of it (the OS
    * page cache of an image, the process's mapping); optional */
   int (*drop_cache) (struct nand_backend *be);
+  /* start reading pages [first, first + n) of the medium in the
+   * background (a paced read overlaps its medium's own latency with the
+   * modelled time); optional */
+  void (*prefetch) (struct nand_backend *be, uint64_t first, uint64_t n);
   /* system area (superblock, checkpoints); file backend only */
   int (*sys_read) (struct nand_backend *be, uint64_t off, void *buf,
                    size_t len);

@@ -201,6 +201,16 @@ fb_drop_cache (struct nand_backend *be)
 }
 
 static void
+fb_prefetch (struct nand_backend *be, uint64_t first, uint64_t n)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  posix_fadvise (fb->fd, (off_t) (fb->lay.data_off + first * be->geo->page_size),
+                 (off_t) (n * be->geo->page_size), POSIX_FADV_WILLNEED);
+  posix_fadvise (fb->fd, (off_t) (fb->lay.oob_off + first * be->geo->oob_size),
+                 (off_t) (n * be->geo->oob_size), POSIX_FADV_WILLNEED);
+}
+
+static void
 fb_close (struct nand_backend *be)
 {
   struct file_backend *fb = (struct file_backend *) be;
@@ -254,6 +264,7 @@ static const struct nand_backend_ops file_ops = {
   .erase = fb_erase,
   .sync = fb_sync,
   .drop_cache = fb_drop_cache,
+  .prefetch = fb_prefetch,
   .sys_read = fb_sys_read,
   .sys_write = fb_sys_write,
   .close = fb_close,
