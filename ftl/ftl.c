@@ -501,12 +501,27 @@ prefetch_pages (struct ftl *f, struct ftl_object *o, uint64_t first,
     f->nand.be->ops->prefetch (f->nand.be, run0, runn);
 }
 
-int
-ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
-          size_t len, size_t *nread, ftl_error *err)
+/* How read_impl times and moves a read (the drive's own read-ahead). */
+enum read_mode
 {
-  if (!buf && len)
+  RD_NORMAL,                  /* timed, data moved, sleeps when paced */
+  RD_TIMING_ONLY,             /* NAND clocks charged, nothing moved */
+  RD_UNTIMED,                 /* data moved, clocks charged before */
+};
+
+/* *deadline NULL: sleep to the paced completion before returning;
+ * otherwise it gets that deadline (0: none) and nothing sleeps. */
+static int
+read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
+           size_t len, size_t *nread, enum read_mode mode, uint64_t *deadline,
+           ftl_error *err)
+{
+  if (!buf && len && mode != RD_TIMING_ONLY)
     return ftl_fail (err, -EINVAL, "read of %zu bytes without a buffer", len);
+  if (deadline)
+    *deadline = 0;
+#define READ_RET(r, dl) (deadline ? (*deadline = (dl), UNLOCK (f, (r))) \
+                         : unlock_ret (f, (r), (dl)))
   LOCK (f);
   int r = 0;
   if (nread)
@@ -516,14 +531,14 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
     return UNLOCK (f, r);
   op_begin (f);
   if (off >= o->size || len == 0)
-    return unlock_ret (f, 0, op_end (f, NULL));
+    return READ_RET (0, op_end (f, NULL));
   uint64_t n = o->size - off < len ? o->size - off : len;
   uint8_t *dst = buf;
   const struct nand_geometry *g = &f->nand.geo;
   uint64_t first = off >> FTL_SECTOR_SHIFT, last = (off + n - 1) >> FTL_SECTOR_SHIFT;
   uint64_t last_page = UINT64_MAX, last_done = 0;
   uint64_t nand_reads = 0;
-  if (f->pace.paced && f->nand.be->ops->prefetch)
+  if (f->pace.paced && f->nand.be->ops->prefetch && mode != RD_UNTIMED)
     prefetch_pages (f, o, first, last);
   for (uint64_t l = first; l <= last; l++)
     {
@@ -535,18 +550,24 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       ppa_t p = map_get (f, o, (uint32_t) l);
       if (p == PPA_NONE)
         {
-          memset (dst + (a - off), 0, b - a);
+          if (mode != RD_TIMING_ONLY)
+            memset (dst + (a - off), 0, b - a);
           continue;
         }
       const uint8_t *bd;
       struct oob_entry *be;
-      if (ftl_sector_in_buffer (f, p, &bd, &be))
+      if (mode == RD_TIMING_ONLY)
+        {
+          if (ftl_sector_in_buffer (f, p, &bd, &be))
+            continue;
+        }
+      else if (ftl_sector_in_buffer (f, p, &bd, &be))
         {
           if (be && be->kind == SECT_CORRUPT)
             {
               r = ftl_sector_fail (f, NULL, p / g->spp, p % g->spp, pid, oid,
                                    l, err);
-              return unlock_ret (f, r, op_end (f, NULL));
+              return READ_RET (r, op_end (f, NULL));
             }
           if (bd)
             memcpy (dst + (a - off), bd + (a - soff), b - a);
@@ -555,7 +576,9 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           continue;
         }
       uint64_t page = p / g->spp;
-      if (page != last_page)
+      if (mode == RD_UNTIMED)
+        ;
+      else if (page != last_page)
         {
           last_done = nand_time_read (&f->nand, page, 1, f->now);
           nand_reads++;
@@ -565,6 +588,8 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
         last_done = nand_time_read_more (&f->nand, page, 1, last_done);
       if (last_done > f->op_done)
         f->op_done = last_done;
+      if (mode == RD_TIMING_ONLY)
+        continue;
       if (f->nand.be->ops->stores_data)
         {
           /* every sector comes from a page whose data CRC was checked
@@ -576,12 +601,12 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
             {
               ftl_fail (err, r, "NAND read of page %llu failed: %s",
                         (unsigned long long) page, strerror (-r));
-              return unlock_ret (f, r, op_end (f, NULL));
+              return READ_RET (r, op_end (f, NULL));
             }
           if (!ftl_page_sector_good (v, slot))
             {
               r = ftl_sector_fail (f, v, page, slot, pid, oid, l, err);
-              return unlock_ret (f, r, op_end (f, NULL));
+              return READ_RET (r, op_end (f, NULL));
             }
           memcpy (dst + (a - off), v->data + (size_t) slot * FTL_SECTOR
                   + (a - soff), b - a);
@@ -589,6 +614,8 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       else
         memset (dst + (a - off), 0, b - a);
     }
+  if (mode == RD_TIMING_ONLY)
+    return READ_RET (0, op_end (f, NULL));
   f->st.host_reads += last - first + 1;
   f->st.host_read_bytes += n;
   f->st.host_read_ops++;
@@ -599,7 +626,50 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
     f->st.max_nand_reads_per_host_read = per_sector;
   if (nread)
     *nread = (size_t) n;
-  return unlock_ret (f, 0, op_end (f, &f->read_lat));
+  return READ_RET (0, op_end (f, &f->read_lat));
+#undef READ_RET
+}
+
+int
+ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
+          size_t len, size_t *nread, ftl_error *err)
+{
+  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, NULL, err);
+}
+
+int
+ftl_read_deadline (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+                   void *buf, size_t len, size_t *nread, uint64_t *deadline,
+                   ftl_error *err)
+{
+  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, deadline,
+                    err);
+}
+
+void
+ftl_pace_wait (ftl_t *f, uint64_t deadline)
+{
+  ftl_pace_sleep_until (f, deadline);
+}
+
+int
+ftl_read_ahead (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+                size_t len, uint64_t *deadline, ftl_error *err)
+{
+  return read_impl (f, pid, oid, off, NULL, len, NULL, RD_TIMING_ONLY,
+                    deadline, err);
+}
+
+int
+ftl_read_reserved (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+                   void *buf, size_t len, size_t *nread, uint64_t deadline,
+                   ftl_error *err)
+{
+  uint64_t own;
+  int r = read_impl (f, pid, oid, off, buf, len, nread, RD_UNTIMED, &own,
+                     err);
+  ftl_pace_sleep_until (f, deadline > own ? deadline : own);
+  return r;
 }
 
 int

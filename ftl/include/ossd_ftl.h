@@ -329,6 +329,26 @@ uint64_t ftl_pace_clock (ftl_t *ftl);
  * own request.  No-op when unpaced or the profile models no link. */
 void ftl_link_transfer (ftl_t *ftl, uint64_t bytes, uint64_t arrival);
 
+/* The drive's own read-ahead (a drive scan knows what it reads next).
+ * ftl_read_ahead charges the NAND clocks for reading [off, off+len) as if
+ * issued now, moves nothing and returns the CLOCK_MONOTONIC deadline of
+ * its modelled completion (0 when unpaced); ftl_read_reserved then reads
+ * that range without charging it again and sleeps until `deadline`.  So
+ * the NAND time of the next batch runs while the caller works on this
+ * one; a reservation never used only delays later reads, never hastens
+ * one. */
+/* ftl_read that does not sleep: *deadline gets its paced completion
+ * (0: none), to wait for with ftl_pace_wait after other work. */
+int ftl_read_deadline (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                       void *buf, size_t len, size_t *nread,
+                       uint64_t *deadline, ftl_error *err);
+void ftl_pace_wait (ftl_t *ftl, uint64_t deadline);
+int ftl_read_ahead (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                    size_t len, uint64_t *deadline, ftl_error *err);
+int ftl_read_reserved (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                       void *buf, size_t len, size_t *nread,
+                       uint64_t deadline, ftl_error *err);
+
 /* Make the drive cold: drop the FTL's page cache, write back and evict
  * the image's pages from the OS page cache (and the process's mapping of
  * them), so the next reads come from the backing file's storage. */

@@ -166,6 +166,50 @@ test_paced_read_takes_model_time (void **state)
   unlink (tmp_image ("pace-read"));
 }
 
+/* The drive's read-ahead: the NAND time is charged when reserved, the data
+ * read later without charging it again, and no earlier than the
+ * reservation's modelled completion. */
+static void
+test_read_ahead_reserves_model_time (void **state)
+{
+  ftl_t *f = make_file ("pace-ra", "default");
+  ftl_error e = { "" };
+  struct ftl_device_info di;
+  struct ftl_stats st0, st1;
+  static uint8_t buf[256 << 10], back[256 << 10];
+  size_t n;
+  uint64_t deadline;
+
+  assert_int_equal (ftl_create_object (f, 0, 1, &e), 0);
+  fill_pattern (buf, sizeof buf, 1, 0, 9);
+  assert_int_equal (ftl_write (f, 0, 1, 0, buf, sizeof buf, &e), 0);
+  assert_int_equal (ftl_flush (f, &e), 0);
+  assert_int_equal (ftl_read_ahead (f, 0, 1, 0, sizeof buf, &deadline, &e), 0);
+  assert_int_equal (deadline, 0);             /* unpaced: nothing to wait */
+  assert_int_equal (ftl_set_profile (f, "nasd-1998", &e), 0);
+  assert_int_equal (ftl_get_info (f, &di, &e), 0);
+  double pages = (double) sizeof buf / di.page_size;
+  double model_s = pages * (di.read_ns * 1e-9
+                            + (double) di.page_size / (di.channel_mbps * 1e6));
+  assert_int_equal (ftl_get_stats (f, &st0, &e), 0);
+  double t0 = mono_s ();
+  assert_int_equal (ftl_read_ahead (f, 0, 1, 0, sizeof buf, &deadline, &e), 0);
+  assert_true (deadline > 0);
+  assert_true (mono_s () - t0 < model_s);     /* it did not wait */
+  assert_int_equal (ftl_read_reserved (f, 0, 1, 0, back, sizeof back, &n,
+                                       deadline, &e), 0);
+  double took = mono_s () - t0;
+  assert_int_equal (n, sizeof back);
+  assert_memory_equal (buf, back, sizeof buf);
+  assert_true (took >= model_s * 0.99);
+  assert_int_equal (ftl_get_stats (f, &st1, &e), 0);
+  /* the pages were read (charged) once */
+  assert_int_equal (st1.nand_reads - st0.nand_reads, (uint64_t) pages);
+  assert_int_equal (st1.host_read_bytes - st0.host_read_bytes, sizeof buf);
+  ftl_close (f);
+  unlink (tmp_image ("pace-ra"));
+}
+
 /* Concurrent paced writers and readers, each on its own object, check
  * every generation they wrote reads back in order. */
 struct worker
@@ -296,6 +340,7 @@ main (void)
     cmocka_unit_test (test_profile_applied_and_reported),
     cmocka_unit_test (test_unpaced_never_sleeps),
     cmocka_unit_test (test_paced_read_takes_model_time),
+    cmocka_unit_test (test_read_ahead_reserves_model_time),
     cmocka_unit_test (test_paced_concurrency_keeps_data),
     cmocka_unit_test (test_drop_caches_keeps_data),
   };
