@@ -531,6 +531,7 @@ void ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
                   bool for_write);
 void ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o);
 void ftl_dftl_flush_dirty (struct ftl *f);
+void ftl_dftl_drop_clean (struct ftl *f);
 void ftl_dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn);
 int ftl_dftl_gc_flush_pending (struct ftl *f);
 int ftl_dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t chunk,

@@ -138,6 +138,9 @@ ftl_drop_caches (ftl_t *f, ftl_error *err)
   /* the FTL's own: pages whose data CRC was checked */
   for (uint32_t i = 0; i <= FTL_PV_CACHE; i++)
     f->pv[i].page = UINT64_MAX;
+  /* the mapping cache (DFTL modes): its clean entries */
+  if (f->cfg.mapping_mode != FTL_MAP_RAM)
+    ftl_dftl_drop_clean (f);
   int r = 0;
   struct nand_backend *be = f->nand.be;
   if (be->ops->drop_cache)

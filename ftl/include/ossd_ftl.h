@@ -349,7 +349,8 @@ int ftl_read_reserved (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
                        void *buf, size_t len, size_t *nread,
                        uint64_t deadline, ftl_error *err);
 
-/* Make the drive cold: drop the FTL's page cache, write back and evict
+/* Make the drive cold: drop the FTL's page cache and the clean entries of
+ * its mapping cache (DFTL modes), write back and evict
  * the image's pages from the OS page cache (and the process's mapping of
  * them), so the next reads come from the backing file's storage. */
 int ftl_drop_caches (ftl_t *ftl, ftl_error *err);

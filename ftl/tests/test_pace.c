@@ -332,6 +332,46 @@ test_drop_caches_keeps_data (void **state)
   unlink (tmp_image ("pace-cold"));
 }
 
+/* In a DFTL mode cold drops the clean mapping-cache entries: the next read
+ * of a page misses and reads its translation page again. */
+static void
+test_drop_caches_empties_mapping_cache (void **state)
+{
+  struct ftl_config c;
+  ftl_error e = { "" };
+  ftl_t *f = NULL;
+  struct ftl_stats st0, st1;
+  uint8_t buf[4096], back[4096];
+  size_t n;
+
+  assert_int_equal (ftl_config_defaults (&c, "default", &e), 0);
+  c.channels = 2;
+  c.ways = 2;
+  c.blocks_per_plane = 32;
+  c.pages_per_block = 32;
+  c.over_provisioning = 0.25;
+  c.mapping_mode = FTL_MAP_DFTL_SPLIT;
+  assert_int_equal (ftl_format (tmp_image ("pace-dftl"), &c, &f, &e), 0);
+  assert_int_equal (ftl_create_object (f, 0, 1, &e), 0);
+  fill_pattern (buf, sizeof buf, 1, 0, 5);
+  assert_int_equal (ftl_write (f, 0, 1, 0, buf, sizeof buf, &e), 0);
+  ftl_close (f);   /* reopened, the cache starts empty: entries load clean */
+  assert_int_equal (ftl_open (tmp_image ("pace-dftl"), &f, &e), 0);
+  assert_int_equal (ftl_read (f, 0, 1, 0, back, sizeof back, &n, &e), 0);
+  assert_int_equal (ftl_get_stats (f, &st0, &e), 0);
+  assert_int_equal (ftl_read (f, 0, 1, 0, back, sizeof back, &n, &e), 0);
+  assert_int_equal (ftl_get_stats (f, &st1, &e), 0);
+  assert_int_equal (st1.map_cache_misses, st0.map_cache_misses);   /* warm */
+  assert_int_equal (ftl_drop_caches (f, &e), 0);
+  assert_int_equal (ftl_read (f, 0, 1, 0, back, sizeof back, &n, &e), 0);
+  assert_int_equal (ftl_get_stats (f, &st0, &e), 0);
+  assert_true (st0.map_cache_misses > st1.map_cache_misses);       /* cold */
+  assert_memory_equal (buf, back, sizeof buf);
+  expect_fsck_clean (f);
+  ftl_close (f);
+  unlink (tmp_image ("pace-dftl"));
+}
+
 int
 main (void)
 {
@@ -343,6 +383,7 @@ main (void)
     cmocka_unit_test (test_read_ahead_reserves_model_time),
     cmocka_unit_test (test_paced_concurrency_keeps_data),
     cmocka_unit_test (test_drop_caches_keeps_data),
+    cmocka_unit_test (test_drop_caches_empties_mapping_cache),
   };
   return cmocka_run_group_tests_name ("ftl_pace", tests, NULL, NULL);
 }
