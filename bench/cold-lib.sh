@@ -6,8 +6,9 @@
 #                                    image's OS page cache and mapping);
 #                                    needs the drive's master key
 #   host_evict FILE...               evict each FILE and its FILE.N segments
-#                                    from this host's page cache
-#                                    (posix_fadvise DONTNEED), e.g. heap
+#                                    from this host's page cache (written
+#                                    back first, then posix_fadvise
+#                                    DONTNEED), e.g. heap
 #                                    files seen through ossdfs
 #   resident_bytes FILE              bytes of FILE in the page cache (fincore)
 # /proc/sys/vm/drop_caches is not used: in a container it may be refused,
@@ -24,6 +25,7 @@ for base in sys.argv[1:]:
     for f in glob.glob(base) + glob.glob(base + ".[0-9]*"):
         try:
             fd = os.open(f, os.O_RDONLY)
+            os.fdatasync(fd)   # only clean pages can be evicted
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             os.close(fd)
         except OSError as e:
