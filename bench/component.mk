@@ -27,6 +27,18 @@ $(B)/bench/bench_scan: $(BENCH_SCAN_OBJS) $(RT_LIB) | $(RT_EXAMPLES)
 bench-scan: $(B)/bench/bench_scan
 	bench/scan/run
 
+# bench/profiles: drive profiles - one drive's and N drives' host read and
+# drive scan bandwidth, warm, cold and paced (bench/profiles/run).
+$(B)/bench/profiles/bench_drive.o: CPPFLAGS_bench += -Ioffload_runtime/include -Ibench/scan
+$(B)/bench/profiles/bench_drive.o: | $(PROTO_GEN)/ossd.pb-c.h
+ALL_TARGETS += $(B)/bench/bench_drive
+$(B)/bench/bench_drive: $(B)/bench/profiles/bench_drive.o $(B)/bench/scan/lineitem.o $(HOST_LIB_DEPS)
+	$(CC) $(CFLAGS) -o $@ $(B)/bench/profiles/bench_drive.o $(B)/bench/scan/lineitem.o $(HOST_LINK)
+
+.PHONY: bench-profiles
+bench-profiles: $(B)/bench/bench_drive $(B)/ossdctl $(NBDKIT_PLUGIN)
+	bench/profiles/run
+
 # bench/ftl-sim: trace-driven FTL simulator linking libossd_ftl (no I/O).
 FTL_SIM_TOOLS := bench/ftl-sim/msr_gen.c bench/ftl-sim/greedy_ref.c
 FTL_SIM_OBJS := $(call objs,bench,$(filter-out $(FTL_SIM_TOOLS),$(wildcard bench/ftl-sim/*.c)))

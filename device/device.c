@@ -18,7 +18,7 @@ ossd_device_options_init (struct ossd_device_options *o)
   memset (o, 0, sizeof *o);
   o->capacity_bytes = 4ull << 30;
   o->volume_bytes = 64ull << 20;
-  o->profile = "default";
+  o->profile = NULL;            /* at format "default"; at start the image's */
   o->mapping_mode = -1;
   o->alloc_policy = -1;
   o->gc_policy = -1;
@@ -88,7 +88,7 @@ ossd_device_open (const struct ossd_device_options *opts,
   if (ram || opts->force_format || (!exists && opts->create))
     {
       Ossd__FtlConfig cfg = OSSD__FTL_CONFIG__INIT;
-      cfg.profile = (char *) (opts->profile ? opts->profile : "default");
+      cfg.profile = (char *) (opts->profile && *opts->profile ? opts->profile : "default");
       cfg.capacity_bytes = opts->capacity_bytes;
       cfg.mapping_mode = opts->mapping_mode < 0 ? 0 : opts->mapping_mode;
       cfg.alloc_policy = opts->alloc_policy < 0 ? 0 : opts->alloc_policy;
@@ -134,6 +134,13 @@ ossd_device_open (const struct ossd_device_options *opts,
       r = device_superblock_load (dev, why, whylen);
       if (r < 0)
         goto fail;
+      /* the drive profile is chosen at start: the image keeps its format */
+      if (opts->profile && *opts->profile
+          && (r = ftl_set_profile (dev->ftl, opts->profile, &fe)) < 0)
+        {
+          snprintf (why, whylen, "%s", fe.msg);
+          goto fail;
+        }
     }
   device_build_control (dev);
   r = device_slots_init (dev, why, whylen);
@@ -323,12 +330,18 @@ volume_io (ossd_device_t *dev, bool write, void *buf, uint64_t len,
   int r;
 
   pthread_rwlock_rdlock (&dev->ftl_lock);
+  uint64_t arrival = ftl_pace_clock (dev->ftl);
   if (write)
-    r = ftl_write (dev->ftl, OSSD_SYS_PID, OSSD_VOLUME_OID, off, buf, len, &fe);
+    {
+      ftl_link_transfer (dev->ftl, len, arrival);
+      r = ftl_write (dev->ftl, OSSD_SYS_PID, OSSD_VOLUME_OID, off, buf, len, &fe);
+    }
   else
     {
       r = ftl_read (dev->ftl, OSSD_SYS_PID, OSSD_VOLUME_OID, off, buf, len,
                     &got, &fe);
+      if (r == 0)
+        ftl_link_transfer (dev->ftl, len, arrival);
       if (r == 0 && got < len)
         memset ((uint8_t *) buf + got, 0, len - got);
     }

@@ -140,6 +140,15 @@ cmd_info (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq)
   info.backend = fi.backend;
   info.scan_workers = dev->opts.scan_workers;
   info.feature_bits = dev->control.feature_bits;
+  info.format_profile = fi.format_profile;
+  info.paced = fi.paced;
+  info.time_channels = fi.time_channels;
+  info.time_dies = fi.time_dies;
+  info.channel_mbps = fi.channel_mbps;
+  info.link_mbps = fi.link_mbps;
+  info.read_ns = fi.read_ns;
+  info.model_scan_mbps = fi.model_scan_mbps;
+  info.model_read_mbps = fi.model_read_mbps;
   r.body_case = OSSD__RESPONSE__BODY_INFO;
   r.info = &info;
   ok (s, seq, &r);
@@ -240,6 +249,10 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "cap_checks", atomic_load (&dev->ctr.cap_checks));
   sb_counter (b, "cap_refusals", atomic_load (&dev->ctr.cap_refusals));
   sb_counter (b, "cap_mac_verified", atomic_load (&dev->ctr.cap_mac_verified));
+  sb_counter (b, "pace_sleeps", st.pace_sleeps);
+  sb_counter (b, "pace_sleep_ns", st.pace_sleep_ns);
+  sb_counter (b, "link_bytes", st.link_bytes);
+  sb_counter (b, "cache_drops", st.cache_drops);
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
@@ -353,8 +366,12 @@ device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
       dst[n++] = (1 << 3) | 2;
       n += put_varint (dst + n, dr->want);
       pthread_rwlock_rdlock (&dev->ftl_lock);
+      /* paced: the data crosses the link while the NAND delivers it */
+      uint64_t arrival = ftl_pace_clock (dev->ftl);
       e = ftl_read (dev->ftl, dr->pid, dr->oid, dr->offset, dst + n,
                     dr->want, &got, &fe);
+      if (e == 0)
+        ftl_link_transfer (dev->ftl, got, arrival);
       pthread_rwlock_unlock (&dev->ftl_lock);
       if (e < 0)
         {
@@ -436,6 +453,7 @@ cmd_write (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
 
   if (!check_obj (s, seq, "WRITE", w->obj))
     return;
+  ftl_link_transfer (dev->ftl, w->data.len, ftl_pace_clock (dev->ftl));
   if (w->expect_version)
     {
       struct ftl_op op = { .kind = FTL_OP_WRITE, .pid = w->obj->pid,
@@ -465,6 +483,7 @@ cmd_append (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
 
   if (!check_obj (s, seq, "APPEND", a->obj))
     return;
+  ftl_link_transfer (dev->ftl, a->data.len, ftl_pace_clock (dev->ftl));
   for (int tries = 0; tries < 1000; tries++)
     {
       e = ftl_stat_object (dev->ftl, a->obj->pid, a->obj->oid, &info, &fe);
@@ -1011,6 +1030,13 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       /* Every scope flushes the whole log: the FTL's durability point is
        * device-wide, which is at least what a narrower scope promises. */
       e = ftl_flush (dev->ftl, &fe);
+      if (e == 0 && req->flush->drop_caches)
+        {
+          /* cold: the next reads come from the image's storage */
+          e = ftl_drop_caches (dev->ftl, &fe);
+          if (e == 0)
+            device_log (dev, "caches dropped (FLUSH with drop_caches)");
+        }
       if (e < 0)
         fail (s, seq, e, "FLUSH: %s", fe.msg);
       else

@@ -24,6 +24,8 @@ struct scan_kernel
   struct ossd_jit_kernel *jit;        /* compiled, when run by the JIT */
 };
 
+#define SCAN_RA_SLOTS 8
+
 struct scan_job
 {
   ossd_device_t *dev;
@@ -44,6 +46,16 @@ struct scan_job
   const char *mode_name;              /* as run: "jit" or "interpreter" */
   uint64_t started_ns;
   char err[512];
+  /* paced read-ahead (paced_read_blocks) */
+  pthread_mutex_t ra_lock;
+  struct scan_ra
+  {
+    uint32_t target, block, count;
+    uint64_t deadline;
+    bool valid;
+  } ra[SCAN_RA_SLOTS];
+  uint32_t ra_next;
+  uint32_t *ra_front;                 /* per target: blocks read or reserved */
 };
 
 static void
@@ -65,6 +77,8 @@ scan_job_free (struct scan_job *j)
   scan_kernel_release (&j->map);
   if (j->req)
     ossd__request__free_unpacked (j->req, NULL);
+  free (j->ra_front);
+  pthread_mutex_destroy (&j->ra_lock);
   free (j->consts);
   free (j->targets);
   free (j->ranges);
@@ -155,6 +169,102 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
   return r == -EIO ? -EBADMSG : r;
 }
 
+/* Under a paced profile the drive's scan reads ahead, as a drive's own
+ * scan would: when a batch has been read, the NAND time of the batch after
+ * it is reserved (ftl_read_ahead) so the flash works while the workers
+ * scan.  The reservations belong to the job, not to a worker: work items
+ * are handed out in block order, so the next batch is often read by
+ * another worker.  A batch is reserved only if no worker has read or
+ * reserved it yet (the target's front) and it lies in the request's range,
+ * so a reservation is rarely wasted (a wasted one only delays later reads;
+ * a batch read without one is timed from the moment it is asked for). */
+static bool
+next_batch_in_range (const struct scan_job *j, uint32_t target, uint32_t block,
+                     uint32_t next_end)
+{
+  const struct ossd_scan_target *t = &j->sr.targets[target];
+  for (uint32_t k = 0; k < t->nranges; k++)
+    if (block >= t->ranges[k].start
+        && block < t->ranges[k].start + t->ranges[k].count)
+      return next_end <= t->ranges[k].start + t->ranges[k].count;
+  return false;
+}
+
+static void
+store_reservation (struct scan_job *j, int slot, bool reserve, uint32_t target,
+                   uint32_t block, uint32_t count, uint64_t deadline)
+{
+  if (!reserve)
+    return;
+  pthread_mutex_lock (&j->ra_lock);
+  j->ra[slot] = (struct scan_ra) { target, block, count, deadline, true };
+  pthread_mutex_unlock (&j->ra_lock);
+}
+
+static int
+paced_read_blocks (struct scan_job *j, uint32_t target, uint32_t block,
+                   uint32_t count, void *pages, size_t *got, ftl_error *fe)
+{
+  ftl_t *ftl = j->dev->ftl;
+  uint64_t pid = j->target_pid[target], oid = j->target_oid[target];
+  size_t want = (size_t) count * OSSD_PG_BLCKSZ;
+  uint64_t deadline = 0;
+  bool hit = false, reserve = false;
+  uint32_t next = block + count;
+  int slot = -1, r;
+
+  pthread_mutex_lock (&j->ra_lock);
+  for (int i = 0; i < SCAN_RA_SLOTS; i++)
+    if (j->ra[i].valid && j->ra[i].target == target && j->ra[i].block == block
+        && j->ra[i].count == count)
+      {
+        hit = true;
+        deadline = j->ra[i].deadline;
+        j->ra[i].valid = false;
+        break;
+      }
+  if (!j->ra_front)
+    j->ra_front = calloc (j->sr.ntargets, sizeof *j->ra_front);
+  if (j->ra_front)
+    {
+      if (j->ra_front[target] < next)
+        j->ra_front[target] = next;
+      if (next >= j->ra_front[target]
+          && next_batch_in_range (j, target, block, next + count))
+        {
+          reserve = true;
+          slot = (int) (j->ra_next++ % SCAN_RA_SLOTS);
+          j->ra[slot].valid = false;
+          j->ra_front[target] = next + count;
+        }
+    }
+  pthread_mutex_unlock (&j->ra_lock);
+
+  /* the reservation is made before any sleep, so another worker asking
+   * for that batch meanwhile finds it */
+  uint64_t next_dl = 0, own = 0;
+  if (hit)
+    {
+      if (reserve)
+        ftl_read_ahead (ftl, pid, oid, (uint64_t) next * OSSD_PG_BLCKSZ, want,
+                        &next_dl, NULL);
+      store_reservation (j, slot, reserve, target, next, count, next_dl);
+      r = ftl_read_reserved (ftl, pid, oid, (uint64_t) block * OSSD_PG_BLCKSZ,
+                             pages, want, got, deadline, fe);
+    }
+  else
+    {
+      r = ftl_read_deadline (ftl, pid, oid, (uint64_t) block * OSSD_PG_BLCKSZ,
+                             pages, want, got, &own, fe);
+      if (reserve)
+        ftl_read_ahead (ftl, pid, oid, (uint64_t) next * OSSD_PG_BLCKSZ, want,
+                        &next_dl, NULL);
+      store_reservation (j, slot, reserve, target, next, count, next_dl);
+      ftl_pace_wait (ftl, own);
+    }
+  return r;
+}
+
 /* Many blocks per FTL call: one lock round and one mapping walk for up
  * to OSSD_SCAN_READ_BATCH pages. */
 static int
@@ -168,8 +278,11 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
 
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
-  r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
-                (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, &fe);
+  if (ftl_pace_clock (j->dev->ftl))
+    r = paced_read_blocks (j, target, block, count, pages, &got, &fe);
+  else
+    r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
+                  (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, &fe);
   if (r == 0 && got != want)
     {
       r = -EINVAL;
@@ -233,6 +346,9 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
   resp.scan = &sc;
   atomic_fetch_add (&j->dev->ctr.scan_bytes_out,
                     c->rows_len + c->host_rows_len + c->groups_len);
+  /* the results cross the host link (the pages the scan read did not) */
+  ftl_link_transfer (j->dev->ftl, ossd__response__get_packed_size (&resp),
+                     ftl_pace_clock (j->dev->ftl));
   device_slot_respond (j->slot, j->seq, &resp, !c->last);
   free (hb);
   return 0;
@@ -433,6 +549,8 @@ device_scan_start (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
                    const Ossd__Request *req)
 {
   struct scan_job *j = calloc (1, sizeof *j);
+  if (j)
+    pthread_mutex_init (&j->ra_lock, NULL);
   size_t len;
   uint8_t *buf;
   int e;

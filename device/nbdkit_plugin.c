@@ -148,6 +148,16 @@ ossd_plugin_config (const char *key, const char *value)
     }
   else if (strcmp (key, "profile") == 0)
     {
+      struct ftl_profile_info pi;
+      if (ftl_profile_get (0, value, &pi) < 0)
+        {
+          char names[200] = "";
+          size_t o = 0;
+          for (size_t i = 0; ftl_profile_get (i, NULL, &pi) == 0 && o < sizeof names; i++)
+            o += (size_t) snprintf (names + o, sizeof names - o, "%s%s", i ? ", " : "", pi.name);
+          nbdkit_error ("profile: unknown drive profile '%s' (%s)", value, names);
+          return -1;
+        }
       free (profile);
       profile = strdup (value);
       opts.profile = profile;
@@ -363,7 +373,10 @@ ossd_plugin_can_fua (void *handle)
   "format=BOOL         format even if it exists (all data lost)\n" \
   "size=SIZE           object capacity at format (default 4G)\n" \
   "volume=SIZE         plain block volume at format (default 64M)\n" \
-  "profile=NAME        NAND profile at format: default, mlc, tlc, ram-fast\n" \
+  "profile=NAME        drive profile (docs/profiles.md): at format the image's;\n" \
+  "                    at start of an existing image the one in force:\n" \
+  "                    default, mlc, tlc, ram-fast (unpaced), sata-ssd,\n" \
+  "                    nvme-gen3, nasd-1998 (paced to real time)\n" \
   "mapping=ram|dftl|dftl-split  alloc=unified|index-data|per-object\n" \
   "gc=greedy|cost-benefit\n" \
   "slots=N window=LBAS lease_ms=MS poll_ms=MS workers=N"

@@ -10,12 +10,14 @@
 static void
 op_begin (struct ftl *f)
 {
+  ftl_pace_op_begin (f);
   f->op_done = f->now;
   f->op_nand_reads = 0;
 }
 
-/* End of a host op: advance the host clock, record latency, optional
- * pacing (returns the wall-clock ns to sleep after unlocking). */
+/* End of a host op: advance the host clock, record latency; under a paced
+ * profile return the CLOCK_MONOTONIC deadline of its modelled completion,
+ * to sleep to after unlocking (0: none). */
 static uint64_t
 op_end (struct ftl *f, struct lat_hist *h)
 {
@@ -24,23 +26,14 @@ op_end (struct ftl *f, struct lat_hist *h)
     f->now = f->op_done;
   if (h)
     ftl_lat_record (h, f->now - t0);
-  if (!f->cfg.pace_real_time)
-    return 0;
-  uint64_t wall = ftl_wall_ns () - f->pace_wall0;
-  uint64_t virt = f->now - f->pace_virt0;
-  return virt > wall ? virt - wall : 0;
+  return ftl_pace_deadline (f, f->op_done);
 }
 
 static int
-unlock_ret (struct ftl *f, int r, uint64_t sleep_ns)
+unlock_ret (struct ftl *f, int r, uint64_t deadline)
 {
   pthread_mutex_unlock (&f->lock);
-  if (sleep_ns)
-    {
-      struct timespec ts = { (time_t) (sleep_ns / 1000000000ull),
-                             (long) (sleep_ns % 1000000000ull) };
-      nanosleep (&ts, NULL);
-    }
+  ftl_pace_sleep_until (f, deadline);
   return r;
 }
 #define UNLOCK(f, r) unlock_ret ((f), (r), 0)
@@ -52,6 +45,7 @@ ftl_new (const struct ftl_config *cfg_in, struct ftl **out, ftl_error *err)
   if (!f)
     return ftl_fail (err, -ENOMEM, "out of memory");
   pthread_mutex_init (&f->lock, NULL);
+  pthread_mutex_init (&f->link_lock, NULL);
   f->cfg = *cfg_in;
   int r = ftl_config_complete (&f->cfg, err);
   if (r < 0)
@@ -92,8 +86,9 @@ ftl_setup (struct ftl *f, ftl_error *err)
     return ftl_fail (err, -ENOMEM, "out of memory for FTL tables");
   if (f->cfg.mapping_mode != FTL_MAP_RAM && ftl_dftl_init (f) < 0)
     return ftl_fail (err, -ENOMEM, "out of memory for the mapping cache");
-  f->pace_wall0 = ftl_wall_ns ();
-  return 0;
+  /* the profile's runtime part (timing, modelled parallelism, link,
+   * pacing) in force until ftl_set_profile changes it */
+  return ftl_pace_apply (f, f->profile, err);
 }
 
 void
@@ -112,6 +107,7 @@ ftl_free (struct ftl *f)
   free (f->live_meta);
   free (f->image_path);
   pthread_mutex_destroy (&f->lock);
+  pthread_mutex_destroy (&f->link_lock);
   free (f);
 }
 
@@ -176,6 +172,8 @@ ftl_format (const char *image_path, const struct ftl_config *cfg,
           goto fail;
         }
     }
+  /* recovery and format moved the clocks: pacing starts from here */
+  ftl_pace_apply (f, f->pace.name, NULL);
   *out = f;
   return 0;
 fail:
@@ -251,6 +249,8 @@ ftl_open (const char *image_path, ftl_t **out, ftl_error *err)
       ftl_fail (err, r, "%s: cannot mark the image open", image_path);
       goto fail;
     }
+  /* recovery and format moved the clocks: pacing starts from here */
+  ftl_pace_apply (f, f->pace.name, NULL);
   *out = f;
   return 0;
 fail:
@@ -470,12 +470,58 @@ ftl_list_objects (ftl_t *f, uint64_t pid, uint64_t after, uint64_t *oids,
   return UNLOCK (f, 0);
 }
 
-int
-ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
-          size_t len, size_t *nread, ftl_error *err)
+/* Paced: start the image's reads of every page a read maps to at once, so
+ * that a cold image's own latency runs during the modelled time instead of
+ * after it, one page fault at a time.  Runs of consecutive pages are one
+ * request each. */
+static void
+prefetch_pages (struct ftl *f, struct ftl_object *o, uint64_t first,
+                uint64_t last)
 {
-  if (!buf && len)
+  const struct nand_geometry *g = &f->nand.geo;
+  uint64_t run0 = UINT64_MAX, runn = 0;
+  for (uint64_t l = first; l <= last; l++)
+    {
+      ppa_t p = map_get (f, o, (uint32_t) l);
+      if (p == PPA_NONE)
+        continue;
+      uint64_t page = p / g->spp;
+      if (run0 != UINT64_MAX && page >= run0 && page <= run0 + runn)
+        {
+          if (page == run0 + runn)
+            runn++;
+          continue;
+        }
+      if (run0 != UINT64_MAX)
+        f->nand.be->ops->prefetch (f->nand.be, run0, runn);
+      run0 = page;
+      runn = 1;
+    }
+  if (run0 != UINT64_MAX)
+    f->nand.be->ops->prefetch (f->nand.be, run0, runn);
+}
+
+/* How read_impl times and moves a read (the drive's own read-ahead). */
+enum read_mode
+{
+  RD_NORMAL,                  /* timed, data moved, sleeps when paced */
+  RD_TIMING_ONLY,             /* NAND clocks charged, nothing moved */
+  RD_UNTIMED,                 /* data moved, clocks charged before */
+};
+
+/* *deadline NULL: sleep to the paced completion before returning;
+ * otherwise it gets that deadline (0: none) and nothing sleeps. */
+static int
+read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
+           size_t len, size_t *nread, enum read_mode mode, uint64_t *deadline,
+           ftl_error *err)
+{
+  if (!buf && len && mode != RD_TIMING_ONLY)
     return ftl_fail (err, -EINVAL, "read of %zu bytes without a buffer", len);
+  if (deadline)
+    *deadline = 0;
+#define READ_RET(r, dl) (deadline ? (*deadline = (dl), UNLOCK (f, (r))) \
+                         : unlock_ret (f, (r), (dl)))
   LOCK (f);
   int r = 0;
   if (nread)
@@ -485,13 +531,15 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
     return UNLOCK (f, r);
   op_begin (f);
   if (off >= o->size || len == 0)
-    return unlock_ret (f, 0, op_end (f, NULL));
+    return READ_RET (0, op_end (f, NULL));
   uint64_t n = o->size - off < len ? o->size - off : len;
   uint8_t *dst = buf;
   const struct nand_geometry *g = &f->nand.geo;
   uint64_t first = off >> FTL_SECTOR_SHIFT, last = (off + n - 1) >> FTL_SECTOR_SHIFT;
-  uint64_t last_page = UINT64_MAX;
+  uint64_t last_page = UINT64_MAX, last_done = 0;
   uint64_t nand_reads = 0;
+  if (f->pace.paced && f->nand.be->ops->prefetch && mode != RD_UNTIMED)
+    prefetch_pages (f, o, first, last);
   for (uint64_t l = first; l <= last; l++)
     {
       uint64_t soff = l << FTL_SECTOR_SHIFT;
@@ -502,18 +550,24 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       ppa_t p = map_get (f, o, (uint32_t) l);
       if (p == PPA_NONE)
         {
-          memset (dst + (a - off), 0, b - a);
+          if (mode != RD_TIMING_ONLY)
+            memset (dst + (a - off), 0, b - a);
           continue;
         }
       const uint8_t *bd;
       struct oob_entry *be;
-      if (ftl_sector_in_buffer (f, p, &bd, &be))
+      if (mode == RD_TIMING_ONLY)
+        {
+          if (ftl_sector_in_buffer (f, p, &bd, &be))
+            continue;
+        }
+      else if (ftl_sector_in_buffer (f, p, &bd, &be))
         {
           if (be && be->kind == SECT_CORRUPT)
             {
               r = ftl_sector_fail (f, NULL, p / g->spp, p % g->spp, pid, oid,
                                    l, err);
-              return unlock_ret (f, r, op_end (f, NULL));
+              return READ_RET (r, op_end (f, NULL));
             }
           if (bd)
             memcpy (dst + (a - off), bd + (a - soff), b - a);
@@ -522,14 +576,20 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           continue;
         }
       uint64_t page = p / g->spp;
-      if (page != last_page)
+      if (mode == RD_UNTIMED)
+        ;
+      else if (page != last_page)
         {
-          uint64_t t = nand_time_read (&f->nand, page, 1, f->now);
-          if (t > f->op_done)
-            f->op_done = t;
+          last_done = nand_time_read (&f->nand, page, 1, f->now);
           nand_reads++;
           last_page = page;
         }
+      else   /* the page is read once; each sector of it crosses the channel */
+        last_done = nand_time_read_more (&f->nand, page, 1, last_done);
+      if (last_done > f->op_done)
+        f->op_done = last_done;
+      if (mode == RD_TIMING_ONLY)
+        continue;
       if (f->nand.be->ops->stores_data)
         {
           /* every sector comes from a page whose data CRC was checked
@@ -541,12 +601,12 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
             {
               ftl_fail (err, r, "NAND read of page %llu failed: %s",
                         (unsigned long long) page, strerror (-r));
-              return unlock_ret (f, r, op_end (f, NULL));
+              return READ_RET (r, op_end (f, NULL));
             }
           if (!ftl_page_sector_good (v, slot))
             {
               r = ftl_sector_fail (f, v, page, slot, pid, oid, l, err);
-              return unlock_ret (f, r, op_end (f, NULL));
+              return READ_RET (r, op_end (f, NULL));
             }
           memcpy (dst + (a - off), v->data + (size_t) slot * FTL_SECTOR
                   + (a - soff), b - a);
@@ -554,6 +614,8 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       else
         memset (dst + (a - off), 0, b - a);
     }
+  if (mode == RD_TIMING_ONLY)
+    return READ_RET (0, op_end (f, NULL));
   f->st.host_reads += last - first + 1;
   f->st.host_read_bytes += n;
   f->st.host_read_ops++;
@@ -564,7 +626,50 @@ ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
     f->st.max_nand_reads_per_host_read = per_sector;
   if (nread)
     *nread = (size_t) n;
-  return unlock_ret (f, 0, op_end (f, &f->read_lat));
+  return READ_RET (0, op_end (f, &f->read_lat));
+#undef READ_RET
+}
+
+int
+ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
+          size_t len, size_t *nread, ftl_error *err)
+{
+  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, NULL, err);
+}
+
+int
+ftl_read_deadline (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+                   void *buf, size_t len, size_t *nread, uint64_t *deadline,
+                   ftl_error *err)
+{
+  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, deadline,
+                    err);
+}
+
+void
+ftl_pace_wait (ftl_t *f, uint64_t deadline)
+{
+  ftl_pace_sleep_until (f, deadline);
+}
+
+int
+ftl_read_ahead (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+                size_t len, uint64_t *deadline, ftl_error *err)
+{
+  return read_impl (f, pid, oid, off, NULL, len, NULL, RD_TIMING_ONLY,
+                    deadline, err);
+}
+
+int
+ftl_read_reserved (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
+                   void *buf, size_t len, size_t *nread, uint64_t deadline,
+                   ftl_error *err)
+{
+  uint64_t own;
+  int r = read_impl (f, pid, oid, off, buf, len, nread, RD_UNTIMED, &own,
+                     err);
+  ftl_pace_sleep_until (f, deadline > own ? deadline : own);
+  return r;
 }
 
 int
@@ -708,7 +813,17 @@ ftl_get_info (ftl_t *f, struct ftl_device_info *info, ftl_error *err)
   info->mapping_mode = f->cfg.mapping_mode;
   info->alloc_policy = f->cfg.alloc_policy;
   info->gc_policy = f->cfg.gc_policy;
-  snprintf (info->profile, sizeof info->profile, "%s", f->profile);
+  snprintf (info->profile, sizeof info->profile, "%s", f->pace.name);
+  snprintf (info->format_profile, sizeof info->format_profile, "%s",
+            f->profile);
+  info->paced = f->pace.paced;
+  info->time_channels = f->pace.time_channels;
+  info->time_dies = f->pace.time_dies;
+  info->channel_mbps = f->pace.channel_mbps;
+  info->link_mbps = f->pace.link_mbps;
+  info->read_ns = f->pace.tm.read_ns;
+  info->model_scan_mbps = f->pace.scan_mbps;
+  info->model_read_mbps = f->pace.read_mbps;
   snprintf (info->backend, sizeof info->backend, "%s", f->nand.be->ops->name);
   info->objects = f->nobjs;
   info->partitions = f->nparts;
@@ -722,6 +837,7 @@ ftl_idle (ftl_t *f, uint64_t budget_ns, ftl_error *err)
   int r = 0;
   if (!f->in_batch)
     {
+      ftl_pace_op_begin (f);
       uint64_t t0 = f->now;
       if (f->free_blocks < f->gc_high)
         {

@@ -174,6 +174,7 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
       pthread_mutex_unlock (&f->lock);
       return r;
     }
+  ftl_pace_op_begin (f);
   f->op_done = f->now;
   f->in_batch = true;
   f->cur_batch = next_seq (f);
@@ -220,6 +221,8 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
     f->now = f->op_done;
   if (r < 0 && failed_index)
     *failed_index = bad;
+  uint64_t deadline = ftl_pace_deadline (f, f->op_done);
   pthread_mutex_unlock (&f->lock);
+  ftl_pace_sleep_until (f, deadline);
   return r;
 }

@@ -5,21 +5,44 @@
 
 #include "ftl_internal.h"
 
+/* A drive profile: NAND timing, the parallelism its clocks model, the host
+ * link and whether the drive paces itself to real time (docs/profiles.md).
+ * time_channels x time_ways is the parallelism of the timing model, not
+ * the image's physical layout (that is fixed at format, 8 x 4 dies): each
+ * physical die is timed as die % (time_channels * time_ways), so a profile
+ * applies to any image at drive start.  0 = the image's own. */
 struct profile
 {
   const char *name;
   uint32_t pages_per_block;
   uint64_t read_ns, program_ns, erase_ns;
   uint32_t channel_mbps;
+  bool paced;
+  uint32_t time_channels, time_ways;
+  uint32_t link_mbps;           /* host link, MB/s; 0 = not modelled */
+  const char *what;
 };
 
 static const struct profile profiles[] = {
-  /* FEMU-like SLC-ish defaults */
-  { "default", 256, 40000, 200000, 2000000, 800 },
-  { "mlc", 256, 60000, 900000, 3500000, 800 },
-  { "tlc", 384, 80000, 2000000, 5000000, 1200 },
+  /* FEMU-like SLC-ish defaults, unpaced: time is only counted */
+  { "default", 256, 40000, 200000, 2000000, 800, false, 0, 0, 0,
+    "unpaced (virtual time only), FEMU-like SLC timing" },
+  { "mlc", 256, 60000, 900000, 3500000, 800, false, 0, 0, 0,
+    "unpaced, MLC timing" },
+  { "tlc", 384, 80000, 2000000, 5000000, 1200, false, 0, 0, 0,
+    "unpaced, TLC timing" },
   /* for fast functional tests and simulation */
-  { "ram-fast", 256, 1000, 2000, 5000, 16000 },
+  { "ram-fast", 256, 1000, 2000, 5000, 16000, false, 0, 0, 0,
+    "unpaced, near-zero NAND times (tests, simulation)" },
+  /* paced drives: requests complete no earlier than the model says */
+  { "sata-ssd", 256, 50000, 300000, 3000000, 200, true, 4, 2, 550,
+    "paced SATA 6 Gb/s SSD: 4 channels x 2 dies of MLC-ish flash, "
+    "550 MB/s link" },
+  { "nvme-gen3", 256, 50000, 300000, 3000000, 800, true, 8, 4, 3200,
+    "paced NVMe PCIe Gen3 x4 SSD: 8 channels x 4 dies, 3.2 GB/s link" },
+  { "nasd-1998", 256, 2300000, 2300000, 9000000, 40, true, 1, 1, 19,
+    "paced disk-era drive (NASD prototype, 1998): one actuator "
+    "(~6 MB/s media), 155 Mb/s ATM link" },
 };
 
 static const struct profile *
@@ -33,14 +56,112 @@ profile_find (const char *name)
   return NULL;
 }
 
+static void
+profile_names (char *buf, size_t len)
+{
+  size_t o = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < sizeof profiles / sizeof profiles[0] && o < len; i++)
+    o += (size_t) snprintf (buf + o, len - o, "%s%s", i ? ", " : "",
+                            profiles[i].name);
+}
+
+/* Modelled bandwidths: a die delivers a page per tR + transfer (it holds
+ * the data until the channel has moved it), a channel a page per
+ * transfer; a scan is bound by the flash, a host read also by the link. */
+static void
+profile_model (const struct profile *p, uint32_t page_size,
+               uint32_t channels, uint32_t ways, double *scan_mbps,
+               double *read_mbps)
+{
+  double xfer_us = (double) page_size / p->channel_mbps;
+  double die = (double) page_size / (p->read_ns / 1000.0 + xfer_us);
+  double chan = (double) p->channel_mbps;
+  uint32_t ch = p->time_channels ? p->time_channels : channels;
+  uint32_t w = p->time_ways ? p->time_ways : ways;
+  if (ch > channels)
+    ch = channels;
+  if (ch * w > channels * ways)
+    w = channels * ways / ch;
+  double flash = die * ch * w < chan * ch ? die * ch * w : chan * ch;
+  *scan_mbps = flash;
+  *read_mbps = p->link_mbps && p->link_mbps < flash ? p->link_mbps : flash;
+}
+
+size_t
+ftl_profile_count (void)
+{
+  return sizeof profiles / sizeof profiles[0];
+}
+
+int
+ftl_profile_get (size_t i, const char *name, struct ftl_profile_info *out)
+{
+  const struct profile *p = name ? profile_find (name)
+    : i < ftl_profile_count () ? &profiles[i] : NULL;
+  if (!p)
+    return -ENOENT;
+  memset (out, 0, sizeof *out);
+  out->name = p->name;
+  out->description = p->what;
+  out->paced = p->paced;
+  out->channels = p->time_channels ? p->time_channels : 8;
+  out->ways = p->time_ways ? p->time_ways : 4;
+  out->read_ns = p->read_ns;
+  out->program_ns = p->program_ns;
+  out->erase_ns = p->erase_ns;
+  out->channel_mbps = p->channel_mbps;
+  out->link_mbps = p->link_mbps;
+  profile_model (p, 16384, 8, 4, &out->scan_mbps, &out->read_mbps);
+  return 0;
+}
+
+int
+ftl_profile_runtime (const char *name, uint32_t page_size,
+                     uint32_t channels, uint32_t ways,
+                     struct ftl_pace_params *pp, ftl_error *err)
+{
+  const struct profile *p = profile_find (name);
+  if (!p)
+    {
+      char names[160];
+      profile_names (names, sizeof names);
+      return ftl_fail (err, -EINVAL, "unknown drive profile '%s' (%s)", name,
+                       names);
+    }
+  memset (pp, 0, sizeof *pp);
+  snprintf (pp->name, sizeof pp->name, "%s", p->name);
+  pp->paced = p->paced;
+  pp->tm.read_ns = p->read_ns;
+  pp->tm.program_ns = p->program_ns;
+  pp->tm.erase_ns = p->erase_ns;
+  pp->tm.xfer_ns = (uint64_t) page_size * 1000ull / p->channel_mbps;
+  pp->tm.xfer_sector_ns = (uint64_t) FTL_SECTOR * 1000ull / p->channel_mbps;
+  pp->channel_mbps = p->channel_mbps;
+  pp->time_channels = p->time_channels && p->time_channels < channels
+    ? p->time_channels : channels;
+  uint32_t w = p->time_ways ? p->time_ways : ways;
+  if (pp->time_channels * w > channels * ways)
+    w = channels * ways / pp->time_channels;
+  pp->time_dies = pp->time_channels * w;
+  pp->link_mbps = p->link_mbps;
+  profile_model (p, page_size, channels, ways, &pp->scan_mbps,
+                 &pp->read_mbps);
+  return 0;
+}
+
 int
 ftl_config_defaults (struct ftl_config *cfg, const char *profile,
                      ftl_error *err)
 {
   const struct profile *p = profile_find (profile);
   if (!p)
-    return ftl_fail (err, -EINVAL, "unknown FTL profile '%s' (default, mlc, "
-                     "tlc, ram-fast)", profile);
+    {
+      char names[160];
+      profile_names (names, sizeof names);
+      return ftl_fail (err, -EINVAL, "unknown drive profile '%s' (%s)",
+                       profile, names);
+    }
   memset (cfg, 0, sizeof *cfg);
   cfg->profile = p->name;
   cfg->channels = 8;
@@ -56,7 +177,7 @@ ftl_config_defaults (struct ftl_config *cfg, const char *profile,
   cfg->alloc_policy = FTL_ALLOC_UNIFIED;
   cfg->gc_policy = FTL_GC_GREEDY;
   cfg->max_open_blocks = 8;
-  cfg->pace_real_time = false;
+  cfg->pace_real_time = p->paced;
   cfg->read_ns = p->read_ns;
   cfg->program_ns = p->program_ns;
   cfg->erase_ns = p->erase_ns;

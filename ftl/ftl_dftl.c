@@ -365,6 +365,20 @@ ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o)
       k++;
 }
 
+/* Cold (ftl_drop_caches): forget every clean cached entry, so the next
+ * look-ups read their translation pages again; dirty entries stay, they
+ * are the only copy of their update until written back. */
+void
+ftl_dftl_drop_clean (struct ftl *f)
+{
+  struct dftl_cache *c = &f->dc;
+  if (!c->e)
+    return;
+  for (uint32_t i = 0; i < c->cap; i++)
+    if (c->e[i].used && !c->e[i].dirty)
+      entry_remove (f, i);
+}
+
 void
 ftl_dftl_flush_dirty (struct ftl *f)
 {

@@ -47,6 +47,7 @@ int ftl_fail (ftl_error *err, int rc, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
 uint32_t ftl_crc32c (uint32_t crc, const void *buf, size_t len);
 uint64_t ftl_wall_ns (void);
+uint64_t ftl_mono_ns (void);      /* CLOCK_MONOTONIC, for pacing */
 
 /* ---- NAND model (nand.c) ------------------------------------------ */
 struct nand_geometry
@@ -69,6 +70,17 @@ struct nand_timing
   uint64_t xfer_sector_ns;    /* one sector over the channel */
 };
 
+/* the runtime part of a drive profile (ftl_config.c, ftl_pace.c) */
+struct ftl_pace_params
+{
+  char name[32];
+  bool paced;
+  struct nand_timing tm;
+  uint32_t channel_mbps, link_mbps;
+  uint32_t time_channels, time_dies;
+  double scan_mbps, read_mbps;
+};
+
 struct nand_backend;
 struct nand_backend_ops
 {
@@ -86,6 +98,13 @@ struct nand_backend_ops
                   const void *oob);
   int (*erase) (struct nand_backend *be, uint64_t first_page, uint32_t npages);
   int (*sync) (struct nand_backend *be);
+  /* evict the medium's pages from every cache in front of it (the OS
+   * page cache of an image, the process's mapping); optional */
+  int (*drop_cache) (struct nand_backend *be);
+  /* start reading pages [first, first + n) of the medium in the
+   * background (a paced read overlaps its medium's own latency with the
+   * modelled time); optional */
+  void (*prefetch) (struct nand_backend *be, uint64_t first, uint64_t n);
   /* system area (superblock, checkpoints); file backend only */
   int (*sys_read) (struct nand_backend *be, uint64_t off, void *buf,
                    size_t len);
@@ -127,6 +146,9 @@ struct nand
 {
   struct nand_geometry geo;
   struct nand_timing tm;
+  /* parallelism the clocks model (drive profile): physical die d is timed
+   * as die d % time_dies on channel (d % time_dies) % time_channels */
+  uint32_t time_dies, time_channels;
   struct nand_backend *be;
   uint64_t *die_clock;        /* virtual ns when each die is free */
   uint64_t *chan_clock;       /* virtual ns when each channel is free */
@@ -151,9 +173,22 @@ static inline uint32_t nand_channel_of_die (const struct nand_geometry *g,
 {
   return die % g->channels;
 }
+/* The clocks (die, channel) that time a block under the profile. */
+static inline void nand_clocks_of_block (const struct nand *n, uint32_t block,
+                                         uint32_t *die, uint32_t *ch)
+{
+  uint32_t d = nand_die_of_block (&n->geo, block);
+  if (n->time_dies && n->time_dies < n->geo.dies)
+    d %= n->time_dies;
+  *die = d;
+  *ch = n->time_channels ? d % n->time_channels : nand_channel_of_die (&n->geo, d);
+}
 /* Timing: each returns the virtual time the data is available / accepted. */
 uint64_t nand_time_read (struct nand *n, uint64_t page, uint32_t nsect,
                          uint64_t t);
+/* more sectors of the page just read cross the channel after it */
+uint64_t nand_time_read_more (struct nand *n, uint64_t page, uint32_t nsect,
+                              uint64_t done);
 uint64_t nand_time_program (struct nand *n, uint64_t page, uint64_t t,
                             uint64_t *done);
 uint64_t nand_time_erase (struct nand *n, uint32_t block, uint64_t t);
@@ -434,7 +469,16 @@ struct ftl
 
   /* virtual time */
   uint64_t now;
+  /* pacing (ftl_pace.c): virtual time v tracks CLOCK_MONOTONIC m as
+   * v = m - pace_wall0 + pace_virt0 */
   uint64_t pace_wall0, pace_virt0;
+  struct ftl_pace_params pace;     /* the profile in force */
+  pthread_mutex_t link_lock;
+  uint64_t link_free;              /* virtual ns the host link is free */
+  struct
+  {
+    uint64_t sleeps, sleep_ns, link_bytes, cache_drops;
+  } pst;
 
   /* stats */
   struct
@@ -487,6 +531,7 @@ void ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
                   bool for_write);
 void ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o);
 void ftl_dftl_flush_dirty (struct ftl *f);
+void ftl_dftl_drop_clean (struct ftl *f);
 void ftl_dftl_gc_moved (struct ftl *f, struct ftl_object *o, uint32_t lpn);
 int ftl_dftl_gc_flush_pending (struct ftl *f);
 int ftl_dftl_relocate_map_page (struct ftl *f, uint32_t slot, uint32_t chunk,
@@ -604,6 +649,18 @@ void ftl_debug_dump_blocks (ftl_t *f, FILE *out);
 /* ftl_stats.c */
 void ftl_lat_record (struct lat_hist *h, uint64_t ns);
 uint64_t ftl_lat_percentile (const struct lat_hist *h, double q);
+
+/* ftl_config.c, ftl_pace.c: the runtime part of a drive profile */
+int ftl_profile_runtime (const char *name, uint32_t page_size,
+                         uint32_t channels, uint32_t ways,
+                         struct ftl_pace_params *pp, ftl_error *err);
+int ftl_pace_apply (struct ftl *f, const char *name, ftl_error *err);
+/* paced: the op's start is now (the wall clock), not the previous op's end */
+void ftl_pace_op_begin (struct ftl *f);
+/* the absolute CLOCK_MONOTONIC deadline to sleep to for virtual time t,
+ * 0 when unpaced; ftl_pace_sleep_until sleeps (no lock held) */
+uint64_t ftl_pace_deadline (struct ftl *f, uint64_t t);
+void ftl_pace_sleep_until (struct ftl *f, uint64_t deadline);
 
 /* ftl_config.c */
 int ftl_timing_for_profile (const char *profile, struct nand_timing *tm,

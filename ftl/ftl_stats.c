@@ -99,7 +99,13 @@ ftl_get_stats (ftl_t *f, struct ftl_stats *st, ftl_error *err)
   st->write_lat_p50 = ftl_lat_percentile (&f->write_lat, 0.50);
   st->write_lat_p99 = ftl_lat_percentile (&f->write_lat, 0.99);
   st->write_lat_p999 = ftl_lat_percentile (&f->write_lat, 0.999);
+  st->pace_sleeps = __atomic_load_n (&f->pst.sleeps, __ATOMIC_RELAXED);
+  st->pace_sleep_ns = __atomic_load_n (&f->pst.sleep_ns, __ATOMIC_RELAXED);
+  st->cache_drops = f->pst.cache_drops;
   pthread_mutex_unlock (&f->lock);
+  pthread_mutex_lock (&f->link_lock);
+  st->link_bytes = f->pst.link_bytes;
+  pthread_mutex_unlock (&f->link_lock);
   return 0;
 }
 
@@ -113,5 +119,10 @@ ftl_reset_stats (ftl_t *f)
   f->st.nand_erases0 = f->nand.erases;
   memset (&f->read_lat, 0, sizeof f->read_lat);
   memset (&f->write_lat, 0, sizeof f->write_lat);
+  __atomic_store_n (&f->pst.sleeps, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&f->pst.sleep_ns, 0, __ATOMIC_RELAXED);
   pthread_mutex_unlock (&f->lock);
+  pthread_mutex_lock (&f->link_lock);
+  f->pst.link_bytes = 0;
+  pthread_mutex_unlock (&f->link_lock);
 }

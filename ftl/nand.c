@@ -6,6 +6,9 @@
  * transfer; a program first transfers over the channel (the die must be
  * idle to take the data) then occupies the die for tPROG; an erase occupies
  * the die for tBERS.  Dies overlap freely, a channel serialises transfers.
+ * A drive profile may model fewer dies than the image has
+ * (nand_clocks_of_block); a paced profile makes these clocks track real
+ * time (ftl_pace.c).
  */
 #include "ftl_internal.h"
 
@@ -85,8 +88,8 @@ uint64_t
 nand_time_read (struct nand *n, uint64_t page, uint32_t nsect, uint64_t t)
 {
   uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
-  uint32_t die = nand_die_of_block (&n->geo, block);
-  uint32_t ch = nand_channel_of_die (&n->geo, die);
+  uint32_t die, ch;
+  nand_clocks_of_block (n, block, &die, &ch);
   uint64_t start = max64 (t, n->die_clock[die]);
   uint64_t ready = start + n->tm.read_ns;
   uint64_t xs = max64 (ready, n->chan_clock[ch]);
@@ -99,11 +102,25 @@ nand_time_read (struct nand *n, uint64_t page, uint32_t nsect, uint64_t t)
 }
 
 uint64_t
+nand_time_read_more (struct nand *n, uint64_t page, uint32_t nsect,
+                     uint64_t done)
+{
+  uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
+  uint32_t die, ch;
+  nand_clocks_of_block (n, block, &die, &ch);
+  uint64_t xs = max64 (done, n->chan_clock[ch]);
+  uint64_t end = xs + n->tm.xfer_sector_ns * nsect;
+  n->die_clock[die] = max64 (n->die_clock[die], end);
+  n->chan_clock[ch] = end;
+  return end;
+}
+
+uint64_t
 nand_time_program (struct nand *n, uint64_t page, uint64_t t, uint64_t *done)
 {
   uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
-  uint32_t die = nand_die_of_block (&n->geo, block);
-  uint32_t ch = nand_channel_of_die (&n->geo, die);
+  uint32_t die, ch;
+  nand_clocks_of_block (n, block, &die, &ch);
   uint64_t xs = max64 (t, max64 (n->chan_clock[ch], n->die_clock[die]));
   uint64_t accepted = xs + n->tm.xfer_ns;
   n->chan_clock[ch] = accepted;
@@ -117,7 +134,8 @@ nand_time_program (struct nand *n, uint64_t page, uint64_t t, uint64_t *done)
 uint64_t
 nand_time_erase (struct nand *n, uint32_t block, uint64_t t)
 {
-  uint32_t die = nand_die_of_block (&n->geo, block);
+  uint32_t die, ch;
+  nand_clocks_of_block (n, block, &die, &ch);
   uint64_t start = max64 (t, n->die_clock[die]);
   n->die_clock[die] = start + n->tm.erase_ns;
   n->erases++;

@@ -179,6 +179,37 @@ fb_sys_write (struct nand_backend *be, uint64_t off, const void *buf,
                   true);
 }
 
+/* Cold: unmap the process's pages of the mapping (it is read-only, so
+ * nothing is lost), write back what pwrite left dirty (only clean pages can
+ * be evicted) and ask the kernel to drop the image from its page cache.
+ * The mapping stays valid: its next access faults the page in from the
+ * storage below, as a read of a cold drive would. */
+static int
+fb_drop_cache (struct nand_backend *be)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  if (fb->data_map && madvise ((void *) fb->data_map, fb->data_map_len,
+                               MADV_DONTNEED) < 0)
+    return -errno;
+  if (fb->oob_map && madvise ((void *) fb->oob_map, fb->oob_map_len,
+                              MADV_DONTNEED) < 0)
+    return -errno;
+  if (fdatasync (fb->fd) < 0)
+    return -errno;
+  int r = posix_fadvise (fb->fd, 0, 0, POSIX_FADV_DONTNEED);
+  return r ? -r : 0;
+}
+
+static void
+fb_prefetch (struct nand_backend *be, uint64_t first, uint64_t n)
+{
+  struct file_backend *fb = (struct file_backend *) be;
+  posix_fadvise (fb->fd, (off_t) (fb->lay.data_off + first * be->geo->page_size),
+                 (off_t) (n * be->geo->page_size), POSIX_FADV_WILLNEED);
+  posix_fadvise (fb->fd, (off_t) (fb->lay.oob_off + first * be->geo->oob_size),
+                 (off_t) (n * be->geo->oob_size), POSIX_FADV_WILLNEED);
+}
+
 static void
 fb_close (struct nand_backend *be)
 {
@@ -232,6 +263,8 @@ static const struct nand_backend_ops file_ops = {
   .program = fb_program,
   .erase = fb_erase,
   .sync = fb_sync,
+  .drop_cache = fb_drop_cache,
+  .prefetch = fb_prefetch,
   .sys_read = fb_sys_read,
   .sys_write = fb_sys_write,
   .close = fb_close,

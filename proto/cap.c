@@ -354,7 +354,9 @@ ossd_request_needs (const Ossd__Request *req, struct ossd_cap_need *needs,
     case OSSD__REQUEST__BODY_FLUSH:
       /* A device flush is open (it only makes acknowledged data durable);
        * narrower scopes name an object or a partition. */
-      if (req->flush->scope == OSSD__FLUSH_SCOPE__FLUSH_OBJECT)
+      if (req->flush->drop_caches)
+        need (&b, 0, 0, OSSD_RIGHT_ADMIN, true, false);
+      else if (req->flush->scope == OSSD__FLUSH_SCOPE__FLUSH_OBJECT)
         need_obj (&b, req->flush->obj, OSSD_RIGHT_WRITE);
       else if (req->flush->scope == OSSD__FLUSH_SCOPE__FLUSH_PARTITION && req->flush->obj)
         need (&b, req->flush->obj->pid, 0, OSSD_RIGHT_WRITE, false, false);

@@ -38,7 +38,10 @@ struct ossd_device_options
   bool force_format;           /* format even if it exists */
   uint64_t capacity_bytes;     /* object capacity at format (default 4 GiB) */
   uint64_t volume_bytes;       /* block volume at format (default 64 MiB) */
-  const char *profile;         /* FTL profile at format */
+  const char *profile;         /* drive profile (docs/profiles.md): at
+                                  format the image's (NULL: "default"); at
+                                  start of an existing image the one put in
+                                  force (NULL: the image's own) */
   int mapping_mode;            /* -1 = default */
   int alloc_policy;            /* -1 = default */
   int gc_policy;               /* -1 = default */

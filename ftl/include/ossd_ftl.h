@@ -82,7 +82,10 @@ enum ftl_gc_policy
  * defaults documented in ftl_config_defaults(). */
 struct ftl_config
 {
-  const char *profile;        /* "default" (FEMU-like), "mlc", "tlc", "ram-fast" */
+  const char *profile;        /* a drive profile (docs/profiles.md): "default"
+                                 (FEMU-like, unpaced), "mlc", "tlc",
+                                 "ram-fast", or a paced one: "sata-ssd",
+                                 "nvme-gen3", "nasd-1998" */
   uint32_t channels;
   uint32_t ways;              /* dies per channel */
   uint32_t planes;
@@ -244,8 +247,16 @@ struct ftl_device_info
   enum ftl_mapping_mode mapping_mode;
   enum ftl_alloc_policy alloc_policy;
   enum ftl_gc_policy gc_policy;
-  char profile[32];
+  char profile[32];           /* the drive profile in force */
+  char format_profile[32];    /* the profile the image was formatted with */
   char backend[16];           /* "file" or "ram" */
+  /* pacing (the profile in force) */
+  bool paced;                 /* requests complete no earlier than modelled */
+  uint32_t time_channels, time_dies;   /* parallelism the clocks model */
+  uint32_t channel_mbps, link_mbps;    /* link 0 = not modelled */
+  uint64_t read_ns;           /* tR */
+  double model_scan_mbps;     /* flash-bound bandwidth (a drive scan) */
+  double model_read_mbps;     /* host read bandwidth (flash and link) */
   uint64_t objects, partitions;
 };
 int ftl_get_info (ftl_t *ftl, struct ftl_device_info *info, ftl_error *err);
@@ -266,6 +277,8 @@ struct ftl_stats
   double erase_count_mean;
   uint64_t bad_blocks, free_blocks;
   uint64_t virtual_time_ns;                /* furthest die/channel clock */
+  /* pacing: sleeps until modelled completion, their total, link bytes */
+  uint64_t pace_sleeps, pace_sleep_ns, link_bytes, cache_drops;
   /* read/write latency percentiles, virtual time, ns */
   uint64_t read_lat_p50, read_lat_p99, read_lat_p999;
   uint64_t write_lat_p50, write_lat_p99, write_lat_p999;
@@ -286,6 +299,61 @@ int ftl_fsck_report (ftl_t *ftl, uint64_t *problems, ftl_fsck_report_fn report,
 /* Let background GC / wear levelling run for up to `budget_ns` of virtual
  * time (the device calls this when idle). */
 int ftl_idle (ftl_t *ftl, uint64_t budget_ns, ftl_error *err);
+
+/* ---- drive profiles and real-time pacing (ftl_pace.c) -------------- */
+struct ftl_profile_info
+{
+  const char *name, *description;
+  bool paced;
+  uint32_t channels, ways;    /* parallelism of the timing model */
+  uint64_t read_ns, program_ns, erase_ns;
+  uint32_t channel_mbps, link_mbps;
+  double scan_mbps, read_mbps;     /* modelled, 16 KiB pages */
+};
+size_t ftl_profile_count (void);
+/* The profile named `name`, or (name NULL) the i-th.  -ENOENT if none. */
+int ftl_profile_get (size_t i, const char *name, struct ftl_profile_info *out);
+
+/* Put profile `name` in force on an open drive (timing, modelled
+ * parallelism, host link, pacing); the image's format is not changed.
+ * -EINVAL for an unknown name. */
+int ftl_set_profile (ftl_t *ftl, const char *name, ftl_error *err);
+
+/* The pacing clock now (ns of the drive's virtual time that tracks
+ * CLOCK_MONOTONIC), or 0 when the profile in force is unpaced: a caller
+ * takes it when a request arrives and hands it to ftl_link_transfer. */
+uint64_t ftl_pace_clock (ftl_t *ftl);
+/* Charge `bytes` crossing the host link for a request that arrived at
+ * `arrival` (ftl_pace_clock) and sleep until the transfer's modelled end:
+ * the link serialises transfers; a transfer overlaps the NAND work of its
+ * own request.  No-op when unpaced or the profile models no link. */
+void ftl_link_transfer (ftl_t *ftl, uint64_t bytes, uint64_t arrival);
+
+/* The drive's own read-ahead (a drive scan knows what it reads next).
+ * ftl_read_ahead charges the NAND clocks for reading [off, off+len) as if
+ * issued now, moves nothing and returns the CLOCK_MONOTONIC deadline of
+ * its modelled completion (0 when unpaced); ftl_read_reserved then reads
+ * that range without charging it again and sleeps until `deadline`.  So
+ * the NAND time of the next batch runs while the caller works on this
+ * one; a reservation never used only delays later reads, never hastens
+ * one. */
+/* ftl_read that does not sleep: *deadline gets its paced completion
+ * (0: none), to wait for with ftl_pace_wait after other work. */
+int ftl_read_deadline (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                       void *buf, size_t len, size_t *nread,
+                       uint64_t *deadline, ftl_error *err);
+void ftl_pace_wait (ftl_t *ftl, uint64_t deadline);
+int ftl_read_ahead (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                    size_t len, uint64_t *deadline, ftl_error *err);
+int ftl_read_reserved (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                       void *buf, size_t len, size_t *nread,
+                       uint64_t deadline, ftl_error *err);
+
+/* Make the drive cold: drop the FTL's page cache and the clean entries of
+ * its mapping cache (DFTL modes), write back and evict
+ * the image's pages from the OS page cache (and the process's mapping of
+ * them), so the next reads come from the backing file's storage. */
+int ftl_drop_caches (ftl_t *ftl, ftl_error *err);
 
 const char *ftl_mapping_mode_name (enum ftl_mapping_mode m);
 const char *ftl_alloc_policy_name (enum ftl_alloc_policy p);

@@ -124,6 +124,10 @@ touch (int k)
   __sync_synchronize ();
 }
 
+/* The drive profile the child runs under (NULL: the image's own): a
+ * paced one must lose and reorder nothing either. */
+static const char *child_profile;
+
 static void
 child_run (const char *path, uint64_t seed)
 {
@@ -132,6 +136,11 @@ child_run (const char *path, uint64_t seed)
   if (ftl_open (path, &f, &e) != 0)
     {
       snprintf (sh->err, sizeof sh->err, "child open: %s", e.msg);
+      _exit (1);
+    }
+  if (child_profile && ftl_set_profile (f, child_profile, &e) != 0)
+    {
+      snprintf (sh->err, sizeof sh->err, "child profile: %s", e.msg);
       _exit (1);
     }
   struct model cur = sh->snap[sh->pub];
@@ -340,7 +349,7 @@ verify_and_rebuild (ftl_t *f, int iter)
 }
 
 static void
-test_random_kills (void **state)
+random_kills (int kills)
 {
   const char *path = tmp_image ("crash");
   sh = mmap (NULL, sizeof *sh, PROT_READ | PROT_WRITE,
@@ -352,11 +361,11 @@ test_random_kills (void **state)
   ftl_error e = { "" };
   uint64_t seed = 12345;
   uint64_t total_ops = 0;
-  for (int iter = 0; iter < KILLS; iter++)
+  for (int iter = 0; iter < kills; iter++)
     {
-      if (iter % (KILLS / 3) == 0)
+      if (iter % (kills / 3) == 0)
         {
-          config (&c, iter / (KILLS / 3));
+          config (&c, iter / (kills / 3));
           assert_int_equal (ftl_format (path, &c, &f, &e), 0);
           assert_int_equal (ftl_create_partition (f, PID, &e), 0);
           ftl_close (f);
@@ -409,12 +418,31 @@ test_random_kills (void **state)
         }
       ftl_close (f);
     }
-  fprintf (stderr, "# %d kills, %llu ops, %llu flushes, %llu GC runs, "
-           "%llu erases (flushed)\n", KILLS, (unsigned long long) total_ops,
+  fprintf (stderr, "# %d kills%s%s, %llu ops, %llu flushes, %llu GC runs, "
+           "%llu erases (flushed)\n", kills,
+           child_profile ? " under profile " : "",
+           child_profile ? child_profile : "", (unsigned long long) total_ops,
            (unsigned long long) sh->flushes, (unsigned long long) sh->gc_runs,
            (unsigned long long) sh->erases);
   munmap (sh, sizeof *sh);
   unlink (path);
+}
+
+static void
+test_random_kills (void **state)
+{
+  child_profile = NULL;
+  random_kills (KILLS);
+}
+
+/* The same kills while the drive paces itself to real time (every
+ * operation sleeps to its modelled completion, outside the FTL lock). */
+static void
+test_random_kills_paced (void **state)
+{
+  child_profile = "sata-ssd";
+  random_kills (KILLS / 4);
+  child_profile = NULL;
 }
 
 int
@@ -422,6 +450,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_random_kills),
+    cmocka_unit_test (test_random_kills_paced),
   };
   return cmocka_run_group_tests_name ("ftl_crash", tests, NULL, NULL);
 }

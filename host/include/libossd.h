@@ -118,6 +118,9 @@ int ossd_format (ossd_t *o, const Ossd__FtlConfig *cfg,
                  uint64_t volume_bytes, ossd_error *err);
 int ossd_info (ossd_t *o, Ossd__InfoResult **info, ossd_error *err);  /* free with ossd__info_result__free_unpacked */
 int ossd_flush (ossd_t *o, ossd_error *err);
+/* Flush, then make the drive cold: it drops its own caches (FTL page
+ * cache, its image's OS page cache).  Needs an admin capability. */
+int ossd_drop_caches (ossd_t *o, ossd_error *err);
 int ossd_flush_object (ossd_t *o, uint64_t pid, uint64_t oid,
                        ossd_error *err);
 

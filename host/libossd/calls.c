@@ -407,6 +407,19 @@ ossd_flush (ossd_t *o, ossd_error *err)
 }
 
 int
+ossd_drop_caches (ossd_t *o, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Flush f = OSSD__FLUSH__INIT;
+
+  f.scope = OSSD__FLUSH_SCOPE__FLUSH_DEVICE;
+  f.drop_caches = true;
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &f;
+  return call_simple (o, &req, err);
+}
+
+int
 ossd_flush_object (ossd_t *o, uint64_t pid, uint64_t oid, ossd_error *err)
 {
   return flush_scope (o, OSSD__FLUSH_SCOPE__FLUSH_OBJECT, pid, oid, err);

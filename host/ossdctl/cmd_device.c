@@ -143,6 +143,10 @@ device_start (struct ctl *c, int argc, char **argv)
       fprintf (stderr, "ossdctl device start: --image FILE is required (ram: for a RAM drive)\n");
       return 2;
     }
+  /* the drive profile: --profile, else $OSSD_PROFILE (so a harness can run
+   * its suites on a paced drive unchanged), else the image's own */
+  if (!profile && getenv ("OSSD_PROFILE") && *getenv ("OSSD_PROFILE"))
+    profile = getenv ("OSSD_PROFILE");
   if (group && !(gr = getgrnam (group)))
     {
       fprintf (stderr, "ossdctl device start: --group %s: no such group\n", group);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ossdctl.h"
+#include "ossd_ftl.h"
 
 static int
 policy_index (const char *v, const char *const names[], const char *what)
@@ -132,6 +133,14 @@ cmd_info (struct ctl *c, int argc, char **argv)
       json_string (stdout, i->gc_policy);
       printf (", \"backend\": ");
       json_string (stdout, i->backend);
+      printf (", \"format_profile\": ");
+      json_string (stdout, i->format_profile);
+      printf (", \"paced\": %s, \"time_channels\": %u, \"time_dies\": %u"
+              ", \"channel_mbps\": %u, \"link_mbps\": %u, \"read_ns\": %" PRIu64
+              ", \"model_scan_mbps\": %.1f, \"model_read_mbps\": %.1f",
+              i->paced ? "true" : "false", i->time_channels, i->time_dies,
+              i->channel_mbps, i->link_mbps, i->read_ns, i->model_scan_mbps,
+              i->model_read_mbps);
       printf ("}\n");
     }
   else
@@ -150,6 +159,22 @@ cmd_info (struct ctl *c, int argc, char **argv)
       printf ("NAND:          %s profile, %u ch x %u ways x %u planes x %u blocks x %u pages of %u KiB (%s backend)\n",
               i->profile, i->channels, i->ways, i->planes, i->blocks_per_plane,
               i->pages_per_block, i->page_size / 1024, i->backend);
+      if (i->format_profile && *i->format_profile
+          && strcmp (i->format_profile, i->profile) != 0)
+        printf ("               (formatted with the %s profile)\n",
+                i->format_profile);
+      char link[32];
+      if (i->link_mbps)
+        snprintf (link, sizeof link, "link %u MB/s", i->link_mbps);
+      else
+        snprintf (link, sizeof link, "link not modelled");
+      printf ("timing:        %s: %u channels x %u dies modelled, tR %.0f us, "
+              "channel %u MB/s, %s;\n"
+              "               modelled drive scan %.1f MB/s, host read %.1f MB/s\n",
+              i->paced ? "paced to real time" : "virtual time only",
+              i->time_channels, i->time_channels ? i->time_dies / i->time_channels : 0,
+              i->read_ns / 1000.0, i->channel_mbps, link, i->model_scan_mbps,
+              i->model_read_mbps);
       printf ("FTL:           mapping %s, allocation %s, GC %s\n",
               i->mapping_mode, i->alloc_policy, i->gc_policy);
       printf ("offload:       %u scan workers, features 0x%" PRIx64 "\n",
@@ -391,5 +416,76 @@ cmd_partition (struct ctl *c, int argc, char **argv)
   ossd_disconnect (h);
   if (r < 0)
     return ctl_fail ("partition", &err);
+  return 0;
+}
+
+/* cold: the drive drops its caches (needs the admin right) */
+int
+cmd_cold (struct ctl *c, int argc, char **argv)
+{
+  static const char *const flags[] = { NULL };
+  ossd_error err;
+  ossd_t *h;
+  int r;
+
+  if (ctl_flags ("cold", argc, argv, flags, NULL) < 0)
+    return 2;
+  if (!(h = ctl_connect (c)))
+    return 1;
+  r = ossd_drop_caches (h, &err);
+  ossd_disconnect (h);
+  if (r < 0)
+    return ctl_fail ("cold", &err);
+  if (!c->quiet)
+    printf (c->json ? "{\"caches_dropped\": true}\n"
+            : "drive caches dropped (the next reads are cold)\n");
+  return 0;
+}
+
+/* profiles: the drive profiles this build knows (no drive needed) */
+int
+cmd_profiles (struct ctl *c, int argc, char **argv)
+{
+  static const char *const flags[] = { NULL };
+  struct ftl_profile_info p;
+
+  if (ctl_flags ("profiles", argc, argv, flags, NULL) < 0)
+    return 2;
+  if (c->json)
+    printf ("[");
+  else
+    printf ("%-10s %-6s %-7s %8s %8s %8s %9s %9s  %s\n", "profile", "paced",
+            "ch x die", "tR us", "ch MB/s", "link", "scan MB/s", "read MB/s",
+            "what");
+  for (size_t k = 0; ftl_profile_get (k, NULL, &p) == 0; k++)
+    {
+      if (c->json)
+        {
+          printf ("%s{\"name\": ", k ? ", " : "");
+          json_string (stdout, p.name);
+          printf (", \"paced\": %s, \"channels\": %u, \"ways\": %u"
+                  ", \"read_ns\": %" PRIu64 ", \"program_ns\": %" PRIu64
+                  ", \"erase_ns\": %" PRIu64 ", \"channel_mbps\": %u"
+                  ", \"link_mbps\": %u, \"model_scan_mbps\": %.1f"
+                  ", \"model_read_mbps\": %.1f, \"description\": ",
+                  p.paced ? "true" : "false", p.channels, p.ways, p.read_ns,
+                  p.program_ns, p.erase_ns, p.channel_mbps, p.link_mbps,
+                  p.scan_mbps, p.read_mbps);
+          json_string (stdout, p.description);
+          printf ("}");
+        }
+      else
+        {
+          char link[16], dies[16];
+          snprintf (link, sizeof link, p.link_mbps ? "%u" : "-", p.link_mbps);
+          snprintf (dies, sizeof dies, "%ux%u", p.channels, p.ways);
+          printf ("%-10s %-6s %-7s %8.0f %8u %8s %9.1f %9.1f  %s\n", p.name,
+                  p.paced ? "yes" : "no", dies, p.read_ns / 1000.0,
+                  p.channel_mbps, link, p.scan_mbps, p.read_mbps,
+                  p.description);
+        }
+    }
+  if (c->json)
+    printf ("]\n");
   return 0;
 }

@@ -17,6 +17,9 @@ static const char usage[] =
   "               [--group NAME] [-- NBDKIT-PARAMS...]\n"
   "                                      (key: FILE.key, created 0600; --group: socket\n"
   "                                      mode 0660 owned root:NAME)\n"
+  "                                      (--profile: the drive profile in force,\n"
+  "                                      default $OSSD_PROFILE, else the image's;\n"
+  "                                      see ossdctl profiles)\n"
   "  device stop [--rundir DIR] [--force]  stop it (flushes the FTL); refused\n"
   "                                      while ossdfs has it mounted\n"
   "  device status [--rundir DIR]        is it running, and where\n"
@@ -26,6 +29,12 @@ static const char usage[] =
   "         [--alloc unified|index-data|per-object] [--gc greedy|cost-benefit]\n"
   "  info                                geometry, capacity, channel layout\n"
   "  stats [--reset]                     FTL and channel statistics\n"
+  "  cold                                flush, then the drive drops its caches\n"
+  "                                      (FTL, its image's page cache): the next\n"
+  "                                      reads are cold (needs the master key)\n"
+  "  profiles                            the drive profiles (docs/profiles.md):\n"
+  "                                      device start --profile NAME puts one in\n"
+  "                                      force; a paced one runs in real time\n"
   "  fsck                                check every FTL invariant\n"
   "  events [--follow]                   drive events (GC, wear, kernels, slots),\n"
   "                                      with UTC times; --json gives JSON Lines\n"
@@ -66,7 +75,7 @@ static const struct command commands[] = {
   { "stats", cmd_stats }, { "fsck", cmd_fsck }, { "events", cmd_events },
   { "partition", cmd_partition }, { "put", cmd_put }, { "get", cmd_get },
   { "ls", cmd_ls }, { "rm", cmd_rm }, { "stat", cmd_stat },
-  { "attr", cmd_attr },
+  { "attr", cmd_attr }, { "cold", cmd_cold }, { "profiles", cmd_profiles },
 };
 
 int

@@ -25,6 +25,8 @@ struct ctl
 int cmd_device (struct ctl *c, int argc, char **argv);
 int cmd_format (struct ctl *c, int argc, char **argv);
 int cmd_info (struct ctl *c, int argc, char **argv);
+int cmd_cold (struct ctl *c, int argc, char **argv);
+int cmd_profiles (struct ctl *c, int argc, char **argv);
 int cmd_stats (struct ctl *c, int argc, char **argv);
 int cmd_fsck (struct ctl *c, int argc, char **argv);
 int cmd_partition (struct ctl *c, int argc, char **argv);

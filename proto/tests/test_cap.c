@@ -197,6 +197,17 @@ test_rights_per_command (void **state)
   st.reset = true;
   assert_int_equal (ossd_request_needs (&req, n, 4), 1);
   assert_true (n[0].device);
+
+  /* a device FLUSH is open; one that drops the drive's caches is admin */
+  Ossd__Flush fl = OSSD__FLUSH__INIT;
+  fl.scope = OSSD__FLUSH_SCOPE__FLUSH_DEVICE;
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &fl;
+  assert_int_equal (ossd_request_needs (&req, n, 4), 0);
+  fl.drop_caches = true;
+  assert_int_equal (ossd_request_needs (&req, n, 4), 1);
+  assert_true (n[0].device);
+  assert_int_equal (n[0].rights, OSSD_RIGHT_ADMIN);
 }
 
 int

@@ -13,6 +13,15 @@ ofs_init crash
 
 [ -x "$pgbin/initdb" ] || { tap_not_ok "PostgreSQL 15 is installed"; tap_done; exit 1; }
 ok_if "drive starts" drive_start 4G
+# under $OSSD_PROFILE (21-ossdfs-crash-paced.sh) every start is that profile
+profile_in_force () {
+  [ -z "${OSSD_PROFILE:-}" ] && return 0
+  local p
+  p=$("$ctl" --json info | python3 -c 'import json, sys; print(json.load(sys.stdin)["profile"])')
+  [ "$p" = "$OSSD_PROFILE" ] && tap_ok "the drive runs the $OSSD_PROFILE profile ($1)" \
+    || tap_not_ok "the drive runs the $OSSD_PROFILE profile ($1)" "profile in force: $p"
+}
+profile_in_force "first start"
 ok_if "ossdfs mounts" fs_mount
 ok_if "tablespace directory owned by postgres" sh -c "mkdir '$mnt/ts' && chown postgres:postgres '$mnt/ts' && chmod 700 '$mnt/ts'"
 ok_if "initdb (as postgres)" pg_init
@@ -43,6 +52,7 @@ tap_ok "kill -9 of the drive and of ossdfs"
 pg_as "$pgbin/pg_ctl" -D "$pgdata" -w -t 60 -m immediate stop >/dev/null 2>&1; pg_started=
 tap_ok "PostgreSQL stopped (immediate) with its tablespace gone"
 ok_if "the drive restarts on its image (FTL recovery)" drive_restart
+profile_in_force "after the restart"
 ok_if "ossdfs remounts" fs_mount
 ok_if "PostgreSQL restarts (WAL replay into the tablespace)" pg_start
 after=$(psql_q -c "$sum_q" 2>&1)
