@@ -80,8 +80,8 @@ test_none_backend_rate (void **state)
            ops / tw / 1e6, ops / tr / 1e6, st.waf,
            (double) (rss1 - rss0) / 1024.0
            / ((double) di.capacity_bytes / (1 << 30)));
+  /* the rate is reported above, not asserted: no timing checks in tests */
   assert_true (st.gc_runs > 0);
-  assert_true (ops / tw > 200000);
   expect_fsck_clean (f);
   ftl_close (f);
   assert_int_equal (ftl_open ("none:", &f, &e), -EINVAL);
