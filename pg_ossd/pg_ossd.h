@@ -15,6 +15,8 @@
  *	ossd_upper.c	create_upper_paths_hook: device partial aggregation
  *	ossd_exec.c		CustomScan executor (MVCC rule, host blocks, stream)
  *	ossd_explain.c	EXPLAIN output
+ *	ossd_joinfilter.c	join filters: a hash join's build keys sent to the
+ *					drive scan of its probe side
  *	ossd_sqlapi.c	SQL-callable functions
  *
  *-------------------------------------------------------------------------
@@ -40,6 +42,7 @@ extern char *ossd_default_device;
 extern char *ossd_devices_guc;
 extern int	ossd_timeout_ms;
 extern int	ossd_device_workers;
+extern bool ossd_join_filter;
 
 typedef enum OssdKernelMode
 {
@@ -138,5 +141,13 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 #define OSSD_PRIV_CONSTS	6		/* List of Const: ossd_filter's constant
 									 * arguments (OSSD_PRIV_BIND has 0 there) */
 #define OSSD_PRIV_COUNT		7
+#define OSSD_PRIV_JOIN_FILTER 7		/* optional (ossd_joinfilter.c): List of
+									 * IntList (attnum, key kind, hash clause,
+									 * inner type) */
+
+/* ossd_joinfilter.c */
+struct PlannedStmt;
+extern void ossd_joinfilter_plan(struct PlannedStmt *stmt);
+extern void ossd_joinfilter_init(void);
 
 #endif							/* PG_OSSD_H */
