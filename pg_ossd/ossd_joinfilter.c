@@ -551,8 +551,17 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 	old = MemoryContextSwitchTo(jf->build_cxt);
 	hs = (HashState *) innerPlanState(jf->hj);
 	econtext = CreateExprContext(ss->css.ss.ps.state);
-	slot = MakeSingleTupleTableSlot(ExecGetResultType(outerPlanState(hs)),
-									&TTSOpsMinimalTuple);
+	/*
+	 * The key expressions were compiled for the slot type the Hash's child
+	 * produces (a virtual slot's values are read without deforming): give
+	 * them a slot of that type, the table's minimal tuples stored into it.
+	 */
+	{
+		bool		fixed;
+		const TupleTableSlotOps *ops = ExecGetResultSlotOps(outerPlanState(hs), &fixed);
+
+		slot = MakeSingleTupleTableSlot(ExecGetResultType(outerPlanState(hs)), ops);
+	}
 	sets = palloc0(sizeof(KeySet) * jf->nkeys);
 
 	/* every tuple of the in-memory table: its buckets, then its skew buckets */
@@ -570,7 +579,7 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 
 			if ((++ntuples & 4095) == 0)
 				CHECK_FOR_INTERRUPTS();
-			ExecStoreMinimalTuple(HJTUPLE_MINTUPLE(t), slot, false);
+			ExecForceStoreMinimalTuple(HJTUPLE_MINTUPLE(t), slot, false);
 			econtext->ecxt_outertuple = slot;
 			for (int k = 0; k < jf->nkeys; k++)
 			{
