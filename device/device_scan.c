@@ -257,6 +257,56 @@ scan_translate (struct scan_job *j)
                 s->n_targets, s->n_attrs);
       return -EINVAL;
     }
+  /* join filters: outside input like the rest, checked before use */
+  if (s->n_join_filters > OSSD_JF_MAX_FILTERS)
+    {
+      snprintf (j->err, sizeof j->err, "SCAN: %zu join filters (max %u)", s->n_join_filters,
+                OSSD_JF_MAX_FILTERS);
+      return -EINVAL;
+    }
+  if (s->n_join_filters)
+    {
+      j->jfs = calloc (s->n_join_filters, sizeof *j->jfs);
+      if (!j->jfs)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: out of memory");
+          return -ENOMEM;
+        }
+    }
+  for (size_t k = 0; k < s->n_join_filters; k++)
+    {
+      const Ossd__JoinFilter *jf = s->join_filters[k];
+      struct ossd_join_filter *f = &j->jfs[k];
+      char why[256];
+      int e;
+
+      if (jf->attnum < 1 || jf->attnum > s->n_attrs || (uint32_t) jf->key_kind > OSSD_JF_KEY_BPCHAR
+          || (uint32_t) jf->kind > OSSD_JF_BLOOM || jf->bloom.len > OSSD_JF_MAX_BLOOM_BYTES
+          || jf->keys.len > OSSD_JF_MAX_KEYS_BYTES)
+        {
+          snprintf (j->err, sizeof j->err,
+                    "SCAN: join filter %zu: attnum %u of %zu, key kind %u, kind %u, %zu Bloom bytes,"
+                    " %zu key bytes: out of range", k, jf->attnum, s->n_attrs, jf->key_kind,
+                    jf->kind, jf->bloom.len, jf->keys.len);
+          return -EINVAL;
+        }
+      f->attnum = (uint16_t) jf->attnum;
+      f->key_kind = (uint8_t) jf->key_kind;
+      f->kind = (uint8_t) jf->kind;
+      f->hashes = jf->hashes;
+      f->bloom = jf->bloom.data;
+      f->bloom_bytes = (uint32_t) jf->bloom.len;
+      f->keys = jf->keys.data;
+      f->keys_len = (uint32_t) jf->keys.len;
+      f->key_count = jf->key_count;
+      e = ossd_join_filter_prepare (f, why, sizeof why);
+      if (e < 0)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: join filter %zu: %s", k, why);
+          return e;
+        }
+      j->njfs++;
+    }
   for (size_t t = 0; t < s->n_targets; t++)
     {
       if (!s->targets[t]->obj || s->targets[t]->obj->pid == OSSD_SYS_PID)
@@ -364,57 +414,6 @@ scan_translate (struct scan_job *j)
       j->consts[k].isnull = s->n_const_nulls && s->const_nulls[k];
       j->consts[k].img = s->filter_args[k].data;
       j->consts[k].len = (uint32_t) s->filter_args[k].len;
-    }
-
-  /* join filters: outside input like the rest, checked before use */
-  if (s->n_join_filters > OSSD_JF_MAX_FILTERS)
-    {
-      snprintf (j->err, sizeof j->err, "SCAN: %zu join filters (max %u)", s->n_join_filters,
-                OSSD_JF_MAX_FILTERS);
-      return -EINVAL;
-    }
-  if (s->n_join_filters)
-    {
-      j->jfs = calloc (s->n_join_filters, sizeof *j->jfs);
-      if (!j->jfs)
-        {
-          snprintf (j->err, sizeof j->err, "SCAN: out of memory");
-          return -ENOMEM;
-        }
-    }
-  for (size_t k = 0; k < s->n_join_filters; k++)
-    {
-      const Ossd__JoinFilter *jf = s->join_filters[k];
-      struct ossd_join_filter *f = &j->jfs[k];
-      char why[256];
-      int e;
-
-      if (jf->attnum < 1 || jf->attnum > s->n_attrs || (uint32_t) jf->key_kind > OSSD_JF_KEY_BPCHAR
-          || (uint32_t) jf->kind > OSSD_JF_BLOOM || jf->bloom.len > OSSD_JF_MAX_BLOOM_BYTES
-          || jf->keys.len > OSSD_JF_MAX_KEYS_BYTES)
-        {
-          snprintf (j->err, sizeof j->err,
-                    "SCAN: join filter %zu: attnum %u of %zu, key kind %u, kind %u, %zu Bloom bytes,"
-                    " %zu key bytes: out of range", k, jf->attnum, s->n_attrs, jf->key_kind,
-                    jf->kind, jf->bloom.len, jf->keys.len);
-          return -EINVAL;
-        }
-      f->attnum = (uint16_t) jf->attnum;
-      f->key_kind = (uint8_t) jf->key_kind;
-      f->kind = (uint8_t) jf->kind;
-      f->hashes = jf->hashes;
-      f->bloom = jf->bloom.data;
-      f->bloom_bytes = (uint32_t) jf->bloom.len;
-      f->keys = jf->keys.data;
-      f->keys_len = (uint32_t) jf->keys.len;
-      f->key_count = jf->key_count;
-      e = ossd_join_filter_prepare (f, why, sizeof why);
-      if (e < 0)
-        {
-          snprintf (j->err, sizeof j->err, "SCAN: join filter %zu: %s", k, why);
-          return e;
-        }
-      j->njfs++;
     }
 
   struct ossd_scan_request *r = &j->sr;
