@@ -82,6 +82,9 @@ struct worker
   struct ossd_agg_input keys[OSSD_SCAN_MAX_OUT];
   struct ossd_agg_input ins[OSSD_SCAN_MAX_OUT * 2];
   struct ossd_agg_input colin[OSSD_SCAN_MAX_OUT];   /* output columns as agg inputs */
+  uint32_t jf_probes[OSSD_JF_MAX_FILTERS];          /* rows a join filter judged */
+  uint32_t jf_drops[OSSD_JF_MAX_FILTERS];
+  bool jf_off[OSSD_JF_MAX_FILTERS];                 /* it dropped too few: stopped */
   char msg[256];
 };
 
@@ -642,7 +645,11 @@ output_columns (struct worker *w)
 
 /* Step 5b: may the row join?  Its key of every filter normalised as the
  * host normalised the build side's (ossd_join_filter.h).  A NULL key never
- * joins; a compressed or external one cannot be read here and is kept. */
+ * joins; a compressed or external one cannot be read here and is kept.
+ * A filter that dropped fewer than 1 in 16 of its first JF_TRIAL rows
+ * (say, the build side holds every key) only costs time: the worker stops
+ * applying it -- the host's join decides those rows anyway. */
+#define JF_TRIAL 8192
 static bool
 join_filters_pass (struct worker *w)
 {
@@ -654,23 +661,32 @@ join_filters_pass (struct worker *w)
       uint8_t img[8];
       const uint8_t *p;
       uint32_t len;
+      bool pass;
+      if (w->jf_off[i])
+        continue;
       if (d->isnull)
-        return false;
-      if (f->key_kind == OSSD_JF_KEY_INT)
+        pass = false;
+      else if (f->key_kind == OSSD_JF_KEY_INT)
         {
           ossd_jf_int_image ((int64_t) d->datum, img);
-          p = img;
-          len = 8;
+          pass = ossd_join_filter_test (f, img, 8);
         }
+      else if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
+        pass = true;
       else
         {
-          if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
-            continue;
           ossd_varlena_payload (d->ptr, d->len, &p, &len);
           if (f->key_kind == OSSD_JF_KEY_BPCHAR)
             len = (uint32_t) ossd_jf_bpchar_len (p, len);
+          pass = ossd_join_filter_test (f, p, len);
         }
-      if (!ossd_join_filter_test (f, p, len))
+      if (w->jf_probes[i] < JF_TRIAL)
+        {
+          w->jf_drops[i] += !pass;
+          if (++w->jf_probes[i] == JF_TRIAL && w->jf_drops[i] < JF_TRIAL / 16)
+            w->jf_off[i] = true;
+        }
+      if (!pass)
         return false;
     }
   return true;

@@ -31,7 +31,8 @@
  *      attribute bind[i]); SKIP drops the row, TO_HOST hands it back.
  *   5b. join filters: a row whose key attribute is NULL or not in a
  *      filter is dropped; a compressed or external key is kept (the host's
- *      join decides it).
+ *      join decides it).  A worker stops applying a filter that dropped
+ *      fewer than 1 in 16 of its first 8192 rows.
  *   6. output columns: the map kernel's out[] (typed by `outputs`), or,
  *      without a map kernel, the projected heap attributes as stored.
  *   7. rows mode (no aggregates, no group-by): one packed row per match,

@@ -19,7 +19,7 @@
 /* ---- building helpers ---- */
 struct keys
 {
-  uint8_t buf[1 << 16];
+  uint8_t buf[1 << 18];
   uint32_t len, count;
 };
 
@@ -212,7 +212,7 @@ test_prepare_refuses (void **state)
 
 /* ---- scans: (id int4, mode text, instr bpchar, k8 int8), k8 NULL when
  * id % 10 == 0, 50 rows per page ---- */
-#define NPAGES 8
+#define NPAGES 200
 #define PER_PAGE 50
 #define NROWS (NPAGES * PER_PAGE)
 static const struct ossd_scan_attr rel_attrs[] = {
@@ -332,7 +332,7 @@ test_scan_int_key (void **state)
   memset (&k, 0, sizeof k);
   keys_int (&k, 7);
   keys_int (&k, 399);
-  keys_int (&k, 400);
+  keys_int (&k, -400);
   f = exact_filter (1, OSSD_JF_KEY_INT, &k);
   assert_int_equal (ossd_join_filter_prepare (&f, err, sizeof err), 0);
   assert_int_equal (scan_with (&f, 1, 1, &s, err, sizeof err), 0);
@@ -370,6 +370,33 @@ test_scan_text_keys (void **state)
   assert_int_equal (s.totals.join_filter_dropped, NROWS - NROWS / 4);
   ossd_join_filter_release (&ft);
   ossd_join_filter_release (&fb);
+}
+
+/* A filter that drops (almost) nothing in its first 8192 rows stops being
+ * applied by that worker; one that drops enough stays on. */
+static void
+test_scan_useless_filter_stops (void **state)
+{
+  static struct keys k;
+  char err[256] = "";
+  struct count_sink s;
+  memset (&k, 0, sizeof k);
+  for (int id = 0; id < 9000; id++)
+    keys_int (&k, id);
+  struct ossd_join_filter f = exact_filter (1, OSSD_JF_KEY_INT, &k);
+  assert_int_equal (ossd_join_filter_prepare (&f, err, sizeof err), 0);
+  assert_int_equal (scan_with (&f, 1, 1, &s, err, sizeof err), 0);
+  assert_int_equal (s.rows, NROWS);             /* ids 9000.. kept: filter stopped */
+  assert_int_equal (s.totals.join_filter_dropped, 0);
+  ossd_join_filter_release (&f);
+  memset (&k, 0, sizeof k);
+  for (int id = 0; id < NROWS; id += 2)
+    keys_int (&k, id);
+  f = exact_filter (1, OSSD_JF_KEY_INT, &k);
+  assert_int_equal (ossd_join_filter_prepare (&f, err, sizeof err), 0);
+  assert_int_equal (scan_with (&f, 1, 1, &s, err, sizeof err), 0);
+  assert_int_equal (s.rows, NROWS / 2);
+  ossd_join_filter_release (&f);
 }
 
 static void
@@ -412,6 +439,7 @@ main (void)
     cmocka_unit_test (test_prepare_refuses),
     cmocka_unit_test_setup (test_scan_int_key, setup_pages),
     cmocka_unit_test_setup (test_scan_text_keys, setup_pages),
+    cmocka_unit_test_setup (test_scan_useless_filter_stops, setup_pages),
     cmocka_unit_test_setup (test_scan_validation, setup_pages),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
