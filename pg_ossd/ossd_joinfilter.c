@@ -54,6 +54,8 @@
 #include "executor/hashjoin.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -198,6 +200,15 @@ hashjoin_keys(HashJoin *hj, CustomScan *cs)
 			continue;
 		kind = clause_key_kind(op, col->vartype, exprType(inner));
 		if (kind < 0)
+			continue;
+
+		/*
+		 * The keys are computed again from the table's tuples: only an
+		 * expression that gives the same value again (hash clauses are never
+		 * volatile; be sure) and has no SubPlan of its own (its state would
+		 * belong to the Hash node).
+		 */
+		if (contain_volatile_functions(inner) || contain_subplans(inner))
 			continue;
 		keys = lappend(keys, list_make4_int(col->varattno, kind,
 											foreach_current_index(lc),
@@ -662,7 +673,8 @@ ossd_joinfilter_explain(OssdScanState *ss, ExplainState *es)
 		return;
 	resetStringInfo(&buf);
 	if (jf->sent == 0)
-		appendStringInfo(&buf, "none (%s)", jf->skipped ? jf->skipped : "the scan did not start");
+		appendStringInfo(&buf, "none (%s)", jf->skipped ? jf->skipped :
+						 "no drive scan ran");
 	else
 		appendStringInfoString(&buf, jf->used_exact && jf->used_bloom ? "exact and bloom" :
 							   jf->used_exact ? "exact" : "bloom");
