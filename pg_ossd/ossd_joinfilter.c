@@ -18,8 +18,9 @@
  * across int2/int4/int8, date = date, texteq / bpchareq under a
  * deterministic collation, where equality is byte equality) becomes one
  * key; each key is a necessary condition of the join, so each gets its own
- * filter.  The keys go into the CustomScan's custom_private
- * (OSSD_PRIV_JOIN_FILTER).
+ * filter.  The keys go into the CustomScan's custom_private, as an
+ * element found by its tag (OSSD_PRIV_JOIN_FILTER_TAG) rather than by
+ * position.
  *
  * Order of execution.  ExecHashJoin builds the hash table before it asks
  * the outer side for a row -- except that, for INNER and SEMI joins, it
@@ -102,6 +103,24 @@ typedef struct OssdJoinFilter
 } OssdJoinFilter;
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
+
+/* The plan's join filter keys (an OssdScan's custom_private), or NIL. */
+static List *
+plan_keys(CustomScan *cs)
+{
+	ListCell   *lc;
+
+	foreach(lc, cs->custom_private)
+	{
+		Node	   *n = lfirst(lc);
+
+		if (n && IsA(n, List) && list_length((List *) n) == 2 &&
+			linitial((List *) n) && IsA(linitial((List *) n), String) &&
+			strcmp(strVal(linitial((List *) n)), OSSD_PRIV_JOIN_FILTER_TAG) == 0)
+			return (List *) lsecond((List *) n);
+	}
+	return NIL;
+}
 
 /* ---------------------------------------------------------------------
  * Planning
@@ -236,15 +255,18 @@ mark_plan(Plan *plan)
 			outer && IsA(outer, CustomScan) &&
 			((CustomScan *) outer)->methods == &ossd_scan_plan_methods &&
 			((CustomScan *) outer)->scan.scanrelid > 0 &&
-			list_length(((CustomScan *) outer)->custom_private) == OSSD_PRIV_JOIN_FILTER &&
-			list_nth(((CustomScan *) outer)->custom_private, OSSD_PRIV_AGG) == NIL)
+			list_length(((CustomScan *) outer)->custom_private) >= OSSD_PRIV_COUNT &&
+			list_nth(((CustomScan *) outer)->custom_private, OSSD_PRIV_AGG) == NIL &&
+			plan_keys((CustomScan *) outer) == NIL)
 		{
 			CustomScan *cs = (CustomScan *) outer;
 			List	   *keys = hashjoin_keys(hj, cs);
 
 			if (keys != NIL)
 			{
-				cs->custom_private = lappend(cs->custom_private, keys);
+				cs->custom_private = lappend(cs->custom_private,
+											 list_make2(makeString(OSSD_PRIV_JOIN_FILTER_TAG),
+														keys));
 				/* build before probe: see the file header */
 				if (outer->startup_cost < hash->total_cost)
 				{
@@ -296,15 +318,6 @@ ossd_joinfilter_plan(PlannedStmt *stmt)
 	mark_plan(stmt->planTree);
 	foreach(lc, stmt->subplans)
 		mark_plan(lfirst(lc));
-}
-
-/* The plan's join filter keys (an OssdScan's custom_private), or NIL. */
-static List *
-plan_keys(CustomScan *cs)
-{
-	if (list_length(cs->custom_private) <= OSSD_PRIV_JOIN_FILTER)
-		return NIL;
-	return (List *) list_nth(cs->custom_private, OSSD_PRIV_JOIN_FILTER);
 }
 
 /* ---------------------------------------------------------------------

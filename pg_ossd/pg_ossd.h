@@ -141,9 +141,14 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 #define OSSD_PRIV_CONSTS	6		/* List of Const: ossd_filter's constant
 									 * arguments (OSSD_PRIV_BIND has 0 there) */
 #define OSSD_PRIV_COUNT		7
-#define OSSD_PRIV_JOIN_FILTER 7		/* optional (ossd_joinfilter.c): List of
-									 * IntList (attnum, key kind, hash clause,
-									 * inner type) */
+/*
+ * Optional elements after those, found by their tag (a List of a String
+ * tag and the payload), so that any number may be added in any order:
+ */
+#define OSSD_PRIV_JOIN_FILTER_TAG "ossd_join_filter"	/* ossd_joinfilter.c: List
+														 * of IntList (attnum,
+														 * key kind, hash clause,
+														 * inner type) */
 
 /* ossd_joinfilter.c */
 struct PlannedStmt;

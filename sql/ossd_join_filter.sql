@@ -5,7 +5,8 @@
 -- answer equals the one with offload off; NULL keys, cross-type integer
 -- keys, text keys under C, deterministic and nondeterministic collations,
 -- bpchar padding, multi-key joins, a spilled hash table, rescans, the exact
--- set and the Bloom filter, and ossd.join_filter off.
+-- set and the Bloom filter, and ossd.join_filter off (at plan and at run
+-- time).
 SET ossd.force_offload = on;
 SET max_parallel_workers_per_gather = 0;
 SET enable_mergejoin = off;
@@ -149,7 +150,20 @@ SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey =
                 WHERE o.o_orderdate < date '1992-03-01'$$);
 RESET ossd.join_filter;
 
--- 14. EXPLAIN VERBOSE without ANALYZE names the keys
+-- 14. a plan cached with the filter, run after ossd.join_filter went off:
+-- the executor sends none and says why
+SET plan_cache_mode = force_generic_plan;
+PREPARE jf_cached AS SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+  WHERE o.o_orderdate < date '1992-03-01';
+SELECT jf_plan('EXECUTE jf_cached');
+SET ossd.join_filter = off;
+SELECT jf_plan('EXECUTE jf_cached');
+EXECUTE jf_cached;
+RESET ossd.join_filter;
+DEALLOCATE jf_cached;
+RESET plan_cache_mode;
+
+-- 15. EXPLAIN VERBOSE without ANALYZE names the keys
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey AND l.l_suppkey = o.o_custkey
  WHERE o.o_orderdate < date '1992-03-01';
