@@ -41,8 +41,9 @@
  * normalised, de-duplicated, and sent as an exact set when few, else as a
  * Bloom filter of about 1% false positives, capped in size.  A table that
  * spilled to batch files (nbatch > 1) holds only the first batch in
- * memory: then no filter is sent (correctness first).  NULL keys are never
- * added; the drive drops NULL probe keys.
+ * memory: the keys of the other batches are read from their files (the
+ * first batch's alone would drop rows that join in later batches).  NULL
+ * keys are never added; the drive drops NULL probe keys.
  *
  *-------------------------------------------------------------------------
  */
@@ -54,6 +55,7 @@
 #include "executor/executor.h"
 #include "executor/hashjoin.h"
 #include "miscadmin.h"
+#include "storage/buffile.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
@@ -99,6 +101,7 @@ typedef struct OssdJoinFilter
 	uint64		dropped;		/* rows the drive dropped */
 	bool		used_exact;
 	bool		used_bloom;
+	bool		spilled;		/* a build read batch files too */
 	const char *skipped;		/* why the last build sent nothing */
 } OssdJoinFilter;
 
@@ -432,32 +435,16 @@ key_image_cmp(const void *a, const void *b)
 	return memcmp(x->bytes, y->bytes, x->len);
 }
 
+static size_t key_image(int kind, Oid type, Datum d, uint8 *buf, const uint8 **p);
+
 static void
 keyset_add(KeySet *ks, int kind, Oid type, Datum d)
 {
 	uint8		img[8];
 	const uint8 *p;
-	size_t		len;
+	size_t		len = key_image(kind, type, d, img, &p);
 	KeyImage   *k;
 
-	if (kind == OSSD_JF_KEY_INT)
-	{
-		int64		v = type == INT2OID ? DatumGetInt16(d) :
-			type == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);	/* int4, date */
-
-		ossd_jf_int_image(v, img);
-		p = img;
-		len = 8;
-	}
-	else
-	{
-		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
-
-		p = (const uint8 *) VARDATA_ANY(v);
-		len = VARSIZE_ANY_EXHDR(v);
-		if (kind == OSSD_JF_KEY_BPCHAR)
-			len = ossd_jf_bpchar_len(p, len);
-	}
 	if (ks->n == ks->cap)
 	{
 		ks->cap = ks->cap ? ks->cap * 2 : 1024;
@@ -536,21 +523,141 @@ make_filter(OssdJoinFilter *jf, OssdJoinFilterKey *key, KeySet *ks)
 }
 
 /*
+ * A key's normalised image (ossd_join_filter.h) into buf (8 bytes for
+ * integers) or pointing into the detoasted datum; returns its length.
+ */
+static size_t
+key_image(int kind, Oid type, Datum d, uint8 *buf, const uint8 **p)
+{
+	if (kind == OSSD_JF_KEY_INT)
+	{
+		int64		v = type == INT2OID ? DatumGetInt16(d) :
+			type == INT8OID ? DatumGetInt64(d) : DatumGetInt32(d);	/* int4, date */
+
+		ossd_jf_int_image(v, buf);
+		*p = buf;
+		return 8;
+	}
+	else
+	{
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+		size_t		len = VARSIZE_ANY_EXHDR(v);
+
+		*p = (const uint8 *) VARDATA_ANY(v);
+		if (kind == OSSD_JF_KEY_BPCHAR)
+			len = ossd_jf_bpchar_len(*p, len);
+		return len;
+	}
+}
+
+/* What one build collects: per key, the distinct images, or Bloom bits. */
+typedef struct FillState
+{
+	OssdJoinFilter *jf;
+	ExprContext *econtext;
+	TupleTableSlot *slot;
+	bool		streaming;		/* straight into Bloom filters */
+	KeySet	   *sets;			/* !streaming */
+	uint8	  **bits;			/* streaming: per key */
+	size_t		bloom_bytes;
+	unsigned	hashes;
+	int64		ntuples;
+	uint64		nadded;
+} FillState;
+
+static void
+fill_tuple(FillState *fs, MinimalTuple tuple)
+{
+	OssdJoinFilter *jf = fs->jf;
+
+	if ((++fs->ntuples & 4095) == 0)
+		CHECK_FOR_INTERRUPTS();
+	ExecForceStoreMinimalTuple(tuple, fs->slot, false);
+	fs->econtext->ecxt_outertuple = fs->slot;
+	for (int k = 0; k < jf->nkeys; k++)
+	{
+		bool		isnull;
+		Datum		d;
+		MemoryContext kc = MemoryContextSwitchTo(fs->econtext->ecxt_per_tuple_memory);
+
+		d = ExecEvalExpr(jf->keys[k].inner, fs->econtext, &isnull);
+		/* a NULL key joins nothing */
+		if (!isnull && fs->streaming)
+		{
+			uint8		buf[8];
+			const uint8 *p;
+			size_t		len = key_image(jf->keys[k].key_kind, jf->keys[k].inner_type, d, buf, &p);
+
+			ossd_jf_bloom_add(fs->bits[k], fs->bloom_bytes, fs->hashes, ossd_jf_hash(p, len));
+			fs->nadded++;
+		}
+		MemoryContextSwitchTo(kc);
+		if (!isnull && !fs->streaming)
+			keyset_add(&fs->sets[k], jf->keys[k].key_kind, jf->keys[k].inner_type, d);
+	}
+	ResetExprContext(fs->econtext);
+}
+
+/*
+ * The tuples of one spilled batch file, as ExecHashJoinSaveTuple wrote
+ * them (hash value, then the minimal tuple).  The file is read from its
+ * start and left at its end: the hash join seeks to the start before it
+ * loads the batch, and writes to a batch file append.
+ */
+static void
+fill_batch_file(FillState *fs, BufFile *file)
+{
+	uint32		header[2];
+	size_t		n;
+
+	if (BufFileSeek(file, 0, 0L, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind hash-join temporary file")));
+	while ((n = BufFileRead(file, header, sizeof(header))) != 0)
+	{
+		MinimalTuple tuple;
+
+		if (n != sizeof(header) || header[1] < sizeof(uint32) + sizeof(header[1]))
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read from hash-join temporary file: read only %zu of %zu bytes",
+							n, sizeof(header))));
+		tuple = (MinimalTuple) palloc(header[1]);
+		tuple->t_len = header[1];
+		n = BufFileRead(file, (char *) tuple + sizeof(uint32), header[1] - sizeof(uint32));
+		if (n != header[1] - sizeof(uint32))
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read from hash-join temporary file: read only %zu of %zu bytes",
+							n, (size_t) header[1] - sizeof(uint32))));
+		fill_tuple(fs, tuple);
+		pfree(tuple);
+	}
+}
+
+/*
  * Fill sc->join_filters from the join's hash table as it is now.  Called
  * when the drive scan starts (each loop).  The filters live in the
  * filter's build context until the next build.
+ *
+ * A table of at most JF_STREAM_TUPLES tuples all in memory gives exact
+ * sets where few enough distinct keys (else Bloom filters sized for the
+ * distinct count).  A larger one, or one that spilled to batch files --
+ * whose keys are read from those files too: the first batch alone would
+ * drop rows of the others -- goes straight into Bloom filters sized for
+ * its tuple count, without collecting the keys.
  */
+#define JF_STREAM_TUPLES 65536
+
 void
 ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 {
 	OssdJoinFilter *jf = ss->jf;
 	HashJoinTable ht;
 	HashState  *hs;
-	ExprContext *econtext;
-	TupleTableSlot *slot;
-	KeySet	   *sets;
+	FillState	fs;
 	MemoryContext old;
-	int64		ntuples = 0;
 	int			nf = 0;
 
 	if (jf == NULL || jf->nkeys == 0)
@@ -566,15 +673,18 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 		jf->skipped = "the hash table was not built first";
 	else if (ht->parallel_state != NULL)
 		jf->skipped = "parallel hash table";
-	else if (ht->nbatch > 1 || ht->nbatch_original > 1)
-		jf->skipped = "the hash table spilled to disk";
+	else if (ht->curbatch != 0 || (ht->nbatch > 1 && ht->innerBatchFile == NULL))
+		jf->skipped = "the hash join is past its first batch";
 	if (jf->skipped)
 		return;
 
 	MemoryContextReset(jf->build_cxt);
 	old = MemoryContextSwitchTo(jf->build_cxt);
 	hs = (HashState *) innerPlanState(jf->hj);
-	econtext = CreateExprContext(ss->css.ss.ps.state);
+	memset(&fs, 0, sizeof(fs));
+	fs.jf = jf;
+	fs.econtext = CreateExprContext(ss->css.ss.ps.state);
+
 	/*
 	 * The key expressions were compiled for the slot type the Hash's child
 	 * produces (a virtual slot's values are read without deforming): give
@@ -584,11 +694,22 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 		bool		fixed;
 		const TupleTableSlotOps *ops = ExecGetResultSlotOps(outerPlanState(hs), &fixed);
 
-		slot = MakeSingleTupleTableSlot(ExecGetResultType(outerPlanState(hs)), ops);
+		fs.slot = MakeSingleTupleTableSlot(ExecGetResultType(outerPlanState(hs)), ops);
 	}
-	sets = palloc0(sizeof(KeySet) * jf->nkeys);
+	fs.streaming = ht->nbatch > 1 || ht->nbatch_original > 1 ||
+		ht->totalTuples > JF_STREAM_TUPLES;
+	if (fs.streaming)
+	{
+		fs.bloom_bytes = ossd_jf_bloom_size((uint64) ht->totalTuples, JF_BLOOM_MAX_BYTES);
+		fs.hashes = ossd_jf_bloom_hashes((uint64) ht->totalTuples, fs.bloom_bytes);
+		fs.bits = palloc(sizeof(uint8 *) * jf->nkeys);
+		for (int k = 0; k < jf->nkeys; k++)
+			fs.bits[k] = palloc0(fs.bloom_bytes);
+	}
+	else
+		fs.sets = palloc0(sizeof(KeySet) * jf->nkeys);
 
-	/* every tuple of the in-memory table: its buckets, then its skew buckets */
+	/* the in-memory batch: its buckets, then its skew buckets */
 	for (int b = 0; b < ht->nbuckets + ht->nSkewBuckets; b++)
 	{
 		HashJoinTuple t;
@@ -598,46 +719,55 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 		else
 			t = ht->skewBucket[ht->skewBucketNums[b - ht->nbuckets]]->tuples;
 		for (; t != NULL; t = t->next.unshared)
-		{
-			MemoryContext kc;
-
-			if ((++ntuples & 4095) == 0)
-				CHECK_FOR_INTERRUPTS();
-			ExecForceStoreMinimalTuple(HJTUPLE_MINTUPLE(t), slot, false);
-			econtext->ecxt_outertuple = slot;
-			for (int k = 0; k < jf->nkeys; k++)
-			{
-				bool		isnull;
-				Datum		d;
-
-				kc = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-				d = ExecEvalExpr(jf->keys[k].inner, econtext, &isnull);
-				MemoryContextSwitchTo(kc);
-				/* a NULL key joins nothing */
-				if (!isnull)
-					keyset_add(&sets[k], jf->keys[k].key_kind, jf->keys[k].inner_type, d);
-			}
-			ResetExprContext(econtext);
-		}
+			fill_tuple(&fs, HJTUPLE_MINTUPLE(t));
 	}
-	ExecDropSingleTupleTableSlot(slot);
-	FreeExprContext(econtext, true);
+	/* the batches on disk */
+	for (int i = 1; i < ht->nbatch; i++)
+		if (ht->innerBatchFile[i] != NULL)
+			fill_batch_file(&fs, ht->innerBatchFile[i]);
+	ExecDropSingleTupleTableSlot(fs.slot);
+	FreeExprContext(fs.econtext, true);
 
 	sc->join_filters = palloc0(sizeof(Ossd__JoinFilter *) * jf->nkeys);
 	for (int k = 0; k < jf->nkeys; k++)
 	{
-		Ossd__JoinFilter *f;
+		Ossd__JoinFilter *f = NULL;
 
-		keyset_unique(&sets[k]);
-		f = make_filter(jf, &jf->keys[k], &sets[k]);
+		if (fs.streaming)
+		{
+			if (ossd_jf_bloom_fpp((uint64) ht->totalTuples, fs.bloom_bytes, fs.hashes) <= JF_BLOOM_MAX_FPP)
+			{
+				f = palloc(sizeof(Ossd__JoinFilter));
+				ossd__join_filter__init(f);
+				f->attnum = jf->keys[k].attnum;
+				f->key_kind = jf->keys[k].key_kind;
+				f->kind = OSSD__JOIN_FILTER_KIND__JOIN_FILTER_BLOOM;
+				f->hashes = fs.hashes;
+				f->bloom.data = fs.bits[k];
+				f->bloom.len = fs.bloom_bytes;
+				jf->used_bloom = true;
+				jf->bytes_sent += fs.bloom_bytes;
+			}
+		}
+		else
+		{
+			keyset_unique(&fs.sets[k]);
+			f = make_filter(jf, &jf->keys[k], &fs.sets[k]);
+			if (fs.sets[k].v)
+				pfree(fs.sets[k].v);
+		}
 		if (f)
 			sc->join_filters[nf++] = f;
-		if (sets[k].v)
-			pfree(sets[k].v);
 	}
+	if (fs.streaming && nf > 0)
+		jf->keys_sent += fs.nadded;
 	sc->n_join_filters = nf;
 	if (nf > 0)
+	{
 		jf->sent++;
+		if (ht->nbatch > 1)
+			jf->spilled = true;
+	}
 	else
 		jf->skipped = "too many keys for a useful Bloom filter";
 	MemoryContextSwitchTo(old);
@@ -689,8 +819,12 @@ ossd_joinfilter_explain(OssdScanState *ss, ExplainState *es)
 		appendStringInfo(&buf, "none (%s)", jf->skipped ? jf->skipped :
 						 "no drive scan ran");
 	else
+	{
 		appendStringInfoString(&buf, jf->used_exact && jf->used_bloom ? "exact and bloom" :
 							   jf->used_exact ? "exact" : "bloom");
+		if (jf->spilled)
+			appendStringInfoString(&buf, " (with the keys of the batches on disk)");
+	}
 	ExplainPropertyText("Drive Join Filter Kind", buf.data, es);
 	ExplainPropertyUInteger("Drive Join Filter Keys", NULL, jf->keys_sent, es);
 	ExplainPropertyUInteger("Drive Join Filter Size", "bytes", jf->bytes_sent, es);

@@ -4,7 +4,7 @@
 -- INNER, SEMI and RIGHT joins and absent for LEFT, FULL and ANTI; every
 -- answer equals the one with offload off; NULL keys, cross-type integer
 -- keys, text keys under C, deterministic and nondeterministic collations,
--- bpchar padding, multi-key joins, a spilled hash table, rescans, the exact
+-- bpchar padding, multi-key joins, spilled hash tables, rescans, the exact
 -- set and the Bloom filter, and ossd.join_filter off (at plan and at run
 -- time).
 SET ossd.force_offload = on;
@@ -126,11 +126,17 @@ SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey =
 SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
                  WHERE o.o_orderdate < date '1995-01-01'$$);
 
--- 11. a hash table that spilled to batch files: no filter (only the first
--- batch is in memory)
+-- 11. hash tables that spilled to batch files: the keys of the batches on
+-- disk go into the filter too (the first batch alone would drop rows that
+-- join in later ones); the second one grows its batches while it is built
+-- and has skew buckets for the probe side's common values
 SET work_mem = '64kB';
 SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey$$);
 SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, o.o_orderdate FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_linenumber = o.o_custkey % 5 + 3
+                WHERE l.l_orderkey < 100$$);
+SELECT jf_same($$SELECT l.l_linenumber, count(*) FROM lineitem l JOIN orders o
+                 ON l.l_linenumber = o.o_custkey % 5 + 3 WHERE l.l_orderkey < 100 GROUP BY 1$$);
 RESET work_mem;
 
 -- 12. rescans: the hash join runs once per outer row, each time with a new
