@@ -46,7 +46,7 @@ device_build_control (ossd_device_t *dev)
   if (ftl_get_info (dev->ftl, &fi, NULL) == 0)
     c->capacity_bytes = fi.capacity_bytes;
   c->feature_bits = OSSD_FEATURE_EVENTS | OSSD_FEATURE_COMPOUND
-    | OSSD_FEATURE_SCAN | OSSD_FEATURE_ACK_IN_WRITE
+    | OSSD_FEATURE_SCAN | OSSD_FEATURE_ACK_IN_WRITE | OSSD_FEATURE_JOIN_FILTER
     | OSSD_FEATURE_CAPABILITIES;
   c->lease_ms = dev->opts.lease_ms;
   c->poll_timeout_ms = dev->opts.poll_timeout_ms;

@@ -41,6 +41,8 @@ struct scan_job
   struct ossd_scan_outcol *outputs;
   struct ossd_scan_agg *aggs;
   struct ossd_scan_const *consts;
+  struct ossd_join_filter *jfs;       /* prepared join filters */
+  uint32_t njfs;
   struct scan_kernel filter, map;
   bool use_jit;
   const char *mode_name;              /* as run: "jit" or "interpreter" */
@@ -79,6 +81,9 @@ scan_job_free (struct scan_job *j)
     ossd__request__free_unpacked (j->req, NULL);
   free (j->ra_front);
   pthread_mutex_destroy (&j->ra_lock);
+  for (uint32_t i = 0; i < j->njfs; i++)
+    ossd_join_filter_release (&j->jfs[i]);
+  free (j->jfs);
   free (j->consts);
   free (j->targets);
   free (j->ranges);
@@ -339,6 +344,7 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
       sc.rows_to_host = c->counters.rows_to_host;
       sc.groups_out = c->counters.groups_out;
       sc.bytes_read = c->counters.bytes_read;
+      sc.join_filter_dropped = c->counters.join_filter_dropped;
       sc.device_ns = device_now_ns () - j->started_ns;
     }
   sc.kernel_mode = (char *) j->mode_name;
@@ -366,6 +372,56 @@ scan_translate (struct scan_job *j)
       snprintf (j->err, sizeof j->err, "SCAN: the request names %zu objects and %zu attributes; both are needed",
                 s->n_targets, s->n_attrs);
       return -EINVAL;
+    }
+  /* join filters: outside input like the rest, checked before use */
+  if (s->n_join_filters > OSSD_JF_MAX_FILTERS)
+    {
+      snprintf (j->err, sizeof j->err, "SCAN: %zu join filters (max %u)", s->n_join_filters,
+                OSSD_JF_MAX_FILTERS);
+      return -EINVAL;
+    }
+  if (s->n_join_filters)
+    {
+      j->jfs = calloc (s->n_join_filters, sizeof *j->jfs);
+      if (!j->jfs)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: out of memory");
+          return -ENOMEM;
+        }
+    }
+  for (size_t k = 0; k < s->n_join_filters; k++)
+    {
+      const Ossd__JoinFilter *jf = s->join_filters[k];
+      struct ossd_join_filter *f = &j->jfs[k];
+      char why[256];
+      int e;
+
+      if (jf->attnum < 1 || jf->attnum > s->n_attrs || (uint32_t) jf->key_kind > OSSD_JF_KEY_BPCHAR
+          || (uint32_t) jf->kind > OSSD_JF_BLOOM || jf->bloom.len > OSSD_JF_MAX_BLOOM_BYTES
+          || jf->keys.len > OSSD_JF_MAX_KEYS_BYTES)
+        {
+          snprintf (j->err, sizeof j->err,
+                    "SCAN: join filter %zu: attnum %u of %zu, key kind %u, kind %u, %zu Bloom bytes,"
+                    " %zu key bytes: out of range", k, jf->attnum, s->n_attrs, jf->key_kind,
+                    jf->kind, jf->bloom.len, jf->keys.len);
+          return -EINVAL;
+        }
+      f->attnum = (uint16_t) jf->attnum;
+      f->key_kind = (uint8_t) jf->key_kind;
+      f->kind = (uint8_t) jf->kind;
+      f->hashes = jf->hashes;
+      f->bloom = jf->bloom.data;
+      f->bloom_bytes = (uint32_t) jf->bloom.len;
+      f->keys = jf->keys.data;
+      f->keys_len = (uint32_t) jf->keys.len;
+      f->key_count = jf->key_count;
+      e = ossd_join_filter_prepare (f, why, sizeof why);
+      if (e < 0)
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: join filter %zu: %s", k, why);
+          return e;
+        }
+      j->njfs++;
     }
   for (size_t t = 0; t < s->n_targets; t++)
     {
@@ -477,6 +533,8 @@ scan_translate (struct scan_job *j)
     }
 
   struct ossd_scan_request *r = &j->sr;
+  r->njoin_filters = j->njfs;
+  r->join_filters = j->jfs;
   r->ntargets = (uint32_t) s->n_targets;
   r->targets = j->targets;
   r->natts = (uint32_t) s->n_attrs;

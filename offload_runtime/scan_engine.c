@@ -82,6 +82,9 @@ struct worker
   struct ossd_agg_input keys[OSSD_SCAN_MAX_OUT];
   struct ossd_agg_input ins[OSSD_SCAN_MAX_OUT * 2];
   struct ossd_agg_input colin[OSSD_SCAN_MAX_OUT];   /* output columns as agg inputs */
+  uint32_t jf_probes[OSSD_JF_MAX_FILTERS];          /* rows a join filter judged */
+  uint32_t jf_drops[OSSD_JF_MAX_FILTERS];
+  bool jf_off[OSSD_JF_MAX_FILTERS];                 /* it dropped too few: stopped */
   char msg[256];
 };
 
@@ -149,6 +152,27 @@ const_shape (uint32_t type_oid, struct ossd_scan_attr *a)
       a->len = -1; return true;
     case OSSD_T_NAME: a->len = 64; return true;
     default: return false;
+    }
+}
+
+/* The heap attribute a join filter's key is read from has the type its
+ * normalisation is for (ossd_join_filter.h). */
+static bool
+join_key_type_ok (uint8_t key_kind, const struct ossd_scan_attr *a)
+{
+  switch (key_kind)
+    {
+    case OSSD_JF_KEY_INT:
+      return a->byval && ((a->type_oid == OSSD_PG_INT2OID && a->len == 2)
+                           || (a->type_oid == OSSD_PG_INT4OID && a->len == 4)
+                           || (a->type_oid == OSSD_PG_DATEOID && a->len == 4)
+                           || (a->type_oid == OSSD_PG_INT8OID && a->len == 8));
+    case OSSD_JF_KEY_BYTES:
+      return a->len == -1 && (a->type_oid == OSSD_PG_TEXTOID || a->type_oid == OSSD_PG_VARCHAROID);
+    case OSSD_JF_KEY_BPCHAR:
+      return a->len == -1 && a->type_oid == OSSD_PG_BPCHAROID;
+    default:
+      return false;
     }
 }
 
@@ -266,6 +290,22 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
         VFAIL ("aggregate %u: min/max over unsupported type (tag %u)", i, tag);
       if (ag->kind == OSSD_AGG_COUNT && tag == OSSD_T_NONE && byval)
         continue;
+    }
+  if (r->njoin_filters > OSSD_JF_MAX_FILTERS || (r->njoin_filters && !r->join_filters))
+    VFAIL ("scan: %u join filters (max %u)", r->njoin_filters, OSSD_JF_MAX_FILTERS);
+  for (uint32_t i = 0; i < r->njoin_filters; i++)
+    {
+      const struct ossd_join_filter *f = &r->join_filters[i];
+      if (f->attnum < 1 || f->attnum > r->natts || r->attrs[f->attnum - 1].dropped)
+        VFAIL ("join filter %u: attnum %u out of range or dropped", i, f->attnum);
+      if (!join_key_type_ok (f->key_kind, &r->attrs[f->attnum - 1]))
+        VFAIL ("join filter %u: key kind %u does not fit attnum %u of type %u", i,
+               f->key_kind, f->attnum, r->attrs[f->attnum - 1].type_oid);
+      if (f->kind == OSSD_JF_EXACT ? !f->slots
+          : f->kind != OSSD_JF_BLOOM || !f->bloom || f->hashes < 1
+            || f->hashes > OSSD_JF_MAX_HASHES || f->bloom_bytes < OSSD_JF_MIN_BLOOM_BYTES
+            || (f->bloom_bytes & (f->bloom_bytes - 1)))
+        VFAIL ("join filter %u: not prepared (ossd_join_filter_prepare)", i);
     }
   if (r->ngroup_by > OSSD_SCAN_MAX_OUT || (r->ngroup_by && !r->group_by))
     VFAIL ("scan: %u group-by columns (max %u)", r->ngroup_by, OSSD_SCAN_MAX_OUT);
@@ -603,6 +643,55 @@ output_columns (struct worker *w)
   return 0;
 }
 
+/* Step 5b: may the row join?  Its key of every filter normalised as the
+ * host normalised the build side's (ossd_join_filter.h).  A NULL key never
+ * joins; a compressed or external one cannot be read here and is kept.
+ * A filter that dropped fewer than 1 in 16 of its first JF_TRIAL rows
+ * (say, the build side holds every key) only costs time: the worker stops
+ * applying it -- the host's join decides those rows anyway. */
+#define JF_TRIAL 8192
+static bool
+join_filters_pass (struct worker *w)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+  for (uint32_t i = 0; i < r->njoin_filters; i++)
+    {
+      const struct ossd_join_filter *f = &r->join_filters[i];
+      const struct ossd_datum *d = &w->datums[f->attnum - 1];
+      uint8_t img[8];
+      const uint8_t *p;
+      uint32_t len;
+      bool pass;
+      if (w->jf_off[i])
+        continue;
+      if (d->isnull)
+        pass = false;
+      else if (f->key_kind == OSSD_JF_KEY_INT)
+        {
+          ossd_jf_int_image ((int64_t) d->datum, img);
+          pass = ossd_join_filter_test (f, img, 8);
+        }
+      else if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
+        pass = true;
+      else
+        {
+          ossd_varlena_payload (d->ptr, d->len, &p, &len);
+          if (f->key_kind == OSSD_JF_KEY_BPCHAR)
+            len = (uint32_t) ossd_jf_bpchar_len (p, len);
+          pass = ossd_join_filter_test (f, p, len);
+        }
+      if (w->jf_probes[i] < JF_TRIAL)
+        {
+          w->jf_drops[i] += !pass;
+          if (++w->jf_probes[i] == JF_TRIAL && w->jf_drops[i] < JF_TRIAL / 16)
+            w->jf_off[i] = true;
+        }
+      if (!pass)
+        return false;
+    }
+  return true;
+}
+
 /* Process one visible tuple.  0 to go on, 1 to stop (limit), <0 error. */
 static int
 process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned offnum,
@@ -640,6 +729,11 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
       if (k == OSSD_ROW_TO_HOST)
         return host_row (w, target, relblock, offnum, kernel_host_reason (w), tup, tuplen);
       passed = OSSD_HR_FLAG_FILTER_PASSED;
+    }
+  if (r->njoin_filters && !join_filters_pass (w))
+    {
+      w->cnt.join_filter_dropped++;
+      return 0;
     }
   if (r->map.exec)
     {
@@ -886,6 +980,8 @@ derive (struct scan *sc)
   if (!r->map.exec)
     for (uint32_t i = 0; i < r->nproj; i++)
       sc->want[r->proj[i] - 1] = true;
+  for (uint32_t i = 0; i < r->njoin_filters; i++)
+    sc->want[r->join_filters[i].attnum - 1] = true;
   for (uint32_t i = 0; i < r->natts; i++)
     if (sc->want[i])
       sc->upto = i + 1;
@@ -919,6 +1015,7 @@ add_counters (struct ossd_scan_counters *t, const struct ossd_scan_counters *c)
   t->rows_to_host += c->rows_to_host;
   t->groups_out += c->groups_out;
   t->bytes_read += c->bytes_read;
+  t->join_filter_dropped += c->join_filter_dropped;
 }
 
 static int

@@ -815,6 +815,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	if (o == NULL)
 		return false;
 	attach_segment_capabilities(rel, segs, o);
+	ossd_joinfilter_fill(ss, &sc, ossd_control_block(o)->feature_bits);
 	s = calloc(1, sizeof(OssdStreamCtx));
 	if (s == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
@@ -1196,6 +1197,7 @@ chunk_done(OssdScanState *ss)
 		ss->dev_tuples_matched += c->tuples_matched;
 		ss->dev_bytes_read += c->bytes_read;
 		ss->dev_ns += c->device_ns;
+		ossd_joinfilter_count(ss, c->join_filter_dropped);
 	}
 	ossd__response__free_unpacked(ss->cur, NULL);
 	ss->cur = NULL;

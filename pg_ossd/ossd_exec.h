@@ -101,6 +101,9 @@ typedef struct OssdScanState
 	/* aggregation (NULL in rows mode) */
 	struct OssdAggExec *agg;
 
+	/* join filter from the hash join above (ossd_joinfilter.c), or NULL */
+	struct OssdJoinFilter *jf;
+
 	/* statistics (EXPLAIN ANALYZE) */
 	uint64		blocks_total;
 	uint64		blocks_drive;	/* sent to the drive */
@@ -142,5 +145,10 @@ extern void ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
 extern TupleTableSlot *ossd_agg_next(OssdScanState *ss);
 extern void ossd_agg_rescan(OssdScanState *ss);
 extern void ossd_agg_explain(OssdScanState *ss, List *dpcontext, struct ExplainState *es);
+
+/* ossd_joinfilter.c */
+extern void ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits);
+extern void ossd_joinfilter_count(OssdScanState *ss, uint64 dropped);
+extern void ossd_joinfilter_explain(OssdScanState *ss, struct ExplainState *es);
 
 #endif							/* OSSD_EXEC_H */

@@ -62,6 +62,8 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Device Projection", buf.len ? buf.data : "(none)", es);
 	}
 
+	ossd_joinfilter_explain(ss, es);
+
 	resetStringInfo(&buf);
 	appendStringInfo(&buf, "%s requested", ossd_kernel_mode == OSSD_KMODE_JIT ? "jit" : "interpreter");
 	if (es->analyze && ss->sc == NULL && strcmp(ss->kernel_mode_used, "none") != 0)

@@ -526,6 +526,7 @@ ossd_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 	if (stmt->parallelModeNeeded)
 		mark_parallel_scans(stmt->planTree, false);
+	ossd_joinfilter_plan(stmt);
 	return stmt;
 }
 

@@ -31,6 +31,7 @@ char	   *ossd_devices_guc = NULL;
 int			ossd_timeout_ms = 60000;
 int			ossd_parallel_chunk_blocks = 0;
 int			ossd_device_workers = 0;
+bool		ossd_join_filter = true;
 
 static const struct config_enum_entry kernel_mode_options[] = {
 	{"jit", OSSD_KMODE_JIT, false},
@@ -226,6 +227,15 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("ossd.join_filter",
+							 "Send the drive a filter of a hash join's build-side keys when an offloaded scan is its probe side.",
+							 "The drive then drops rows that cannot join before they cross the channel.",
+							 &ossd_join_filter,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("ossd");
 
 	/*
@@ -245,4 +255,5 @@ _PG_init(void)
 	ossd_planner_init();
 	ossd_upper_init();
 	ossd_exec_init();
+	ossd_joinfilter_init();
 }

@@ -15,6 +15,8 @@
  *	ossd_upper.c	create_upper_paths_hook: device partial aggregation
  *	ossd_exec.c		CustomScan executor (MVCC rule, host blocks, stream)
  *	ossd_explain.c	EXPLAIN output
+ *	ossd_joinfilter.c	join filters: a hash join's build keys sent to the
+ *					drive scan of its probe side
  *	ossd_sqlapi.c	SQL-callable functions
  *
  *-------------------------------------------------------------------------
@@ -43,6 +45,7 @@ extern char *ossd_devices_guc;
 extern int	ossd_timeout_ms;
 extern int	ossd_device_workers;
 extern int	ossd_parallel_chunk_blocks;
+extern bool ossd_join_filter;
 
 typedef enum OssdKernelMode
 {
@@ -144,5 +147,18 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 #define OSSD_PRIV_PARTIAL	7		/* Integer: 1 when the participants of a
 									 * parallel plan share the scan's blocks */
 #define OSSD_PRIV_COUNT		8
+/*
+ * Optional elements after those, found by their tag (a List of a String
+ * tag and the payload), so that any number may be added in any order:
+ */
+#define OSSD_PRIV_JOIN_FILTER_TAG "ossd_join_filter"	/* ossd_joinfilter.c: List
+														 * of IntList (attnum,
+														 * key kind, hash clause,
+														 * inner type) */
+
+/* ossd_joinfilter.c */
+struct PlannedStmt;
+extern void ossd_joinfilter_plan(struct PlannedStmt *stmt);
+extern void ossd_joinfilter_init(void);
 
 #endif							/* PG_OSSD_H */

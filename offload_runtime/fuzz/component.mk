@@ -33,3 +33,19 @@ $(RT_FUZZ_HEAP): offload_runtime/fuzz/fuzz_heap_page.c $(RT_SRCS) \
 	  -Ioffload_runtime/include -Ioffload_runtime -Ioffload_runtime/tests \
 	  $(shell $(LLVM_CONFIG) --cflags) \
 	  offload_runtime/fuzz/fuzz_heap_page.c $(RT_SRCS) -o $@ $(RT_LDLIBS) -lm
+
+# Join filters as a drive receives them (ossd_join_filter_prepare, probes,
+# a scan through an accepted filter); builds its own page, no seeds needed.
+RT_FUZZ_JF := $(B)/fuzz/rt_fuzz_join_filter
+FUZZ_BINS += $(RT_FUZZ_JF)
+TEST_BINS += $(RT_FUZZ_JF)
+TEST_SUITES += tap:offload_runtime/tests/fuzz_join_filter_short.sh
+
+$(RT_FUZZ_JF): offload_runtime/fuzz/fuzz_join_filter.c $(RT_SRCS) \
+    $(wildcard offload_runtime/*.h offload_runtime/include/*.h offload_runtime/tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O1 $(FUZZ_SANITIZE) -fno-omit-frame-pointer -D_GNU_SOURCE -pthread \
+	  -Wno-unused-command-line-argument \
+	  -Ioffload_runtime/include -Ioffload_runtime -Ioffload_runtime/tests \
+	  $(shell $(LLVM_CONFIG) --cflags) \
+	  offload_runtime/fuzz/fuzz_join_filter.c $(RT_SRCS) -o $@ $(RT_LDLIBS) -lm

@@ -29,6 +29,10 @@
  *   4. referenced attributes are deformed (only up to the highest one).
  *   5. the filter kernel runs on the bound columns (ctx->col[i] = heap
  *      attribute bind[i]); SKIP drops the row, TO_HOST hands it back.
+ *   5b. join filters: a row whose key attribute is NULL or not in a
+ *      filter is dropped; a compressed or external key is kept (the host's
+ *      join decides it).  A worker stops applying a filter that dropped
+ *      fewer than 1 in 16 of its first 8192 rows.
  *   6. output columns: the map kernel's out[] (typed by `outputs`), or,
  *      without a map kernel, the projected heap attributes as stored.
  *   7. rows mode (no aggregates, no group-by): one packed row per match,
@@ -49,6 +53,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ossd_join_filter.h"
 #include "ossd_kernel.h"
 
 /* =====================================================================
@@ -299,6 +304,10 @@ struct ossd_scan_request
   uint32_t chunk_bytes;        /* target size of one chunk's rows; 0 = 64 KiB */
   bool data_checksums;         /* the cluster has data checksums: verify every
                                 * page's pd_checksum before scanning it */
+  uint32_t njoin_filters;      /* join filters (ossd_join_filter.h), each */
+  const struct ossd_join_filter *join_filters;  /* prepared; a row passing the
+                                * filter kernel is dropped unless its key passes
+                                * every one (step 5b) */
 
   ossd_read_block_fn read_block;
   ossd_read_blocks_fn read_blocks;   /* optional; same read_arg */
@@ -344,6 +353,7 @@ struct ossd_scan_counters
   uint64_t rows_to_host;
   uint64_t groups_out;
   uint64_t bytes_read;
+  uint64_t join_filter_dropped; /* rows a join filter dropped */
 };
 
 /* One result chunk.  Any part may be empty.  The final call has last set

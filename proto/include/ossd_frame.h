@@ -71,6 +71,7 @@ struct ossd_frame_hdr
 #define OSSD_FEATURE_EVENTS    (1ull << 2)
 #define OSSD_FEATURE_COMPOUND  (1ull << 3)
 #define OSSD_FEATURE_ACK_IN_WRITE (1ull << 4)
+#define OSSD_FEATURE_JOIN_FILTER (1ull << 5)  /* SCAN applies Scan.join_filters */
 /* Every command that touches stored data needs a capability
  * (ossd_cap.h, docs/security.md). */
 #define OSSD_FEATURE_CAPABILITIES (1ull << 8)

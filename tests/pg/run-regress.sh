@@ -65,6 +65,8 @@ done
 
 run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
+# join filters: present where safe, absent where not, answers as offload off
+run_suite "ossd_join_filter" "" ossd_join_filter
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \

@@ -1,0 +1,179 @@
+-- ossd_join_filter: join filters.  When an offloaded scan is the probe
+-- (outer) side of a hash join, the hash table's keys go to the drive, which
+-- drops rows that cannot join.  Checked here: the filter is there for
+-- INNER, SEMI and RIGHT joins and absent for LEFT, FULL and ANTI; every
+-- answer equals the one with offload off; NULL keys, cross-type integer
+-- keys, text keys under C, deterministic and nondeterministic collations,
+-- bpchar padding, multi-key joins, spilled hash tables, rescans, the exact
+-- set and the Bloom filter, and ossd.join_filter off (at plan and at run
+-- time).
+SET ossd.force_offload = on;
+SET max_parallel_workers_per_gather = 0;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+
+-- The plan lines that matter, under EXPLAIN ANALYZE; counters that depend
+-- on which blocks the drive scanned are reduced to "N > 0".
+CREATE FUNCTION jf_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Join|Hash|OssdScan|Drive Join Filter|Removed by Join Filter' AND l !~ 'Buckets' THEN
+      l := regexp_replace(l, 'on Drive: [1-9][0-9]*', 'on Drive: N > 0');
+      l := regexp_replace(l, ' \(actual rows=[0-9]+ loops=([0-9]+)\)', ' (loops=\1)');
+      RETURN NEXT l;
+    END IF;
+  END LOOP;
+END $$;
+
+-- Same rows with offload off as with offload (and the filter) on?
+CREATE FUNCTION jf_same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a text;
+  b text;
+  n bigint;
+BEGIN
+  EXECUTE format('SELECT md5(coalesce(string_agg(x::text, %L ORDER BY x::text), %L)), count(*) FROM (%s) x',
+                 '|', '', q) INTO a, n;
+  PERFORM set_config('ossd.enabled', 'off', true);
+  EXECUTE format('SELECT md5(coalesce(string_agg(x::text, %L ORDER BY x::text), %L)) FROM (%s) x',
+                 '|', '', q) INTO b;
+  PERFORM set_config('ossd.enabled', 'on', true);
+  RETURN CASE WHEN a = b THEN 'same ' || n || ' rows' ELSE 'DIFFERENT: ' || a || ' vs ' || b END;
+END $$;
+
+-- build-side tables (not on the drive: small, hashed by the host)
+CREATE TEMP TABLE keys_i4 (k int4, tag text);
+INSERT INTO keys_i4 SELECT i * 37, 'k' || i FROM generate_series(1, 300) i;
+INSERT INTO keys_i4 VALUES (NULL, 'null key'), (NULL, 'null key 2');
+CREATE TEMP TABLE keys_text (m text COLLATE "C", mv varchar(10));
+INSERT INTO keys_text VALUES ('AIR', 'AIR'), ('MAIL', 'MAIL'), ('air', 'air'), (NULL, NULL);
+CREATE TEMP TABLE keys_bpchar (s char(30));
+INSERT INTO keys_bpchar VALUES ('DELIVER IN PERSON'), ('NONE   '), (NULL);
+ANALYZE keys_i4, keys_text, keys_bpchar;
+
+-- 1. INNER, int8 = int8, a selective build side: an exact key set
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                WHERE o.o_orderdate < date '1992-03-01'$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, o.o_orderdate FROM lineitem l
+                 JOIN orders o ON l.l_orderkey = o.o_orderkey WHERE o.o_orderdate < date '1992-03-01'$$);
+
+-- 2. cross-type integer keys: int4 probe = int8 build, int8 probe = int4 build
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_suppkey = o.o_orderkey
+                WHERE o.o_orderdate < date '1992-02-01'$$);
+SELECT jf_same($$SELECT l.l_suppkey, o.o_orderkey FROM lineitem l JOIN orders o ON l.l_suppkey = o.o_orderkey
+                 WHERE o.o_orderdate < date '1992-02-01'$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN keys_i4 k ON l.l_orderkey = k.k$$);
+SELECT jf_same($$SELECT l.l_orderkey, k.tag FROM lineitem l JOIN keys_i4 k ON l.l_orderkey = k.k$$);
+-- int2 probe
+SELECT jf_same($$SELECT l.l_linenumber, k.tag FROM lineitem l JOIN keys_i4 k ON l.l_linenumber = k.k / 37$$);
+
+-- 3. NULL keys: l_partkey has NULLs, keys_i4 too; neither joins
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN keys_i4 k ON l.l_partkey = k.k$$);
+SELECT jf_same($$SELECT l.l_partkey, k.tag FROM lineitem l JOIN keys_i4 k ON l.l_partkey = k.k$$);
+
+-- 4. SEMI join (EXISTS)
+SELECT jf_plan($$SELECT count(*) FROM lineitem l WHERE EXISTS
+                (SELECT 1 FROM keys_i4 k WHERE k.k = l.l_partkey)$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l WHERE EXISTS
+                 (SELECT 1 FROM keys_i4 k WHERE k.k = l.l_partkey)$$);
+
+-- 5. RIGHT join: unmatched build rows (the NULL keys too) still come out
+SELECT jf_plan($$SELECT count(*) FROM keys_i4 k LEFT JOIN lineitem l ON l.l_partkey = k.k$$);
+SELECT jf_same($$SELECT k.tag, l.l_orderkey, l.l_linenumber FROM keys_i4 k LEFT JOIN lineitem l ON l.l_partkey = k.k$$);
+
+-- 6. LEFT, FULL and ANTI joins with the scan as the probe side: no filter
+SELECT jf_plan($$SELECT count(*) FROM lineitem l LEFT JOIN keys_i4 k ON l.l_partkey = k.k$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, k.tag FROM lineitem l LEFT JOIN keys_i4 k ON l.l_partkey = k.k$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l FULL JOIN keys_i4 k ON l.l_partkey = k.k$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, k.tag FROM lineitem l FULL JOIN keys_i4 k ON l.l_partkey = k.k$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l WHERE NOT EXISTS
+                (SELECT 1 FROM keys_i4 k WHERE k.k = l.l_partkey)$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l WHERE NOT EXISTS
+                 (SELECT 1 FROM keys_i4 k WHERE k.k = l.l_partkey)$$);
+
+-- 7. text keys: varchar probe = text build under "C" (bytes), under a
+-- deterministic ICU collation (equality is still byte equality), and
+-- under a nondeterministic one (case-insensitive: no filter)
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN keys_text t ON l.l_shipmode = t.m$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, t.m FROM lineitem l JOIN keys_text t ON l.l_shipmode = t.m$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN keys_text t
+                ON l.l_shipmode = t.mv COLLATE "en-US-x-icu"$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l JOIN keys_text t
+                 ON l.l_shipmode = t.mv COLLATE "en-US-x-icu"$$);
+CREATE COLLATION jf_nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN keys_text t
+                ON l.l_shipmode = t.mv COLLATE jf_nocase$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, t.mv FROM lineitem l JOIN keys_text t
+                 ON l.l_shipmode = t.mv COLLATE jf_nocase$$);
+
+-- 8. bpchar keys: char(25) probe = char(30) build, padding ignored
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN keys_bpchar b ON l.l_shipinstruct = b.s$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, b.s FROM lineitem l JOIN keys_bpchar b ON l.l_shipinstruct = b.s$$);
+
+-- 9. two keys: one filter each
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o
+                ON l.l_orderkey = o.o_orderkey AND l.l_suppkey = o.o_custkey
+                WHERE o.o_orderdate < date '1993-01-01'$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l JOIN orders o
+                 ON l.l_orderkey = o.o_orderkey AND l.l_suppkey = o.o_custkey
+                 WHERE o.o_orderdate < date '1993-01-01'$$);
+
+-- 10. many keys: a Bloom filter (false positives reach the host's join)
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                WHERE o.o_orderdate < date '1995-01-01'$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                 WHERE o.o_orderdate < date '1995-01-01'$$);
+
+-- 11. hash tables that spilled to batch files: the keys of the batches on
+-- disk go into the filter too (the first batch alone would drop rows that
+-- join in later ones); the second one grows its batches while it is built
+-- and has skew buckets for the probe side's common values
+SET work_mem = '64kB';
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, o.o_orderdate FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_linenumber = o.o_custkey % 5 + 3
+                WHERE l.l_orderkey < 100$$);
+SELECT jf_same($$SELECT l.l_linenumber, count(*) FROM lineitem l JOIN orders o
+                 ON l.l_linenumber = o.o_custkey % 5 + 3 WHERE l.l_orderkey < 100 GROUP BY 1$$);
+RESET work_mem;
+
+-- 12. rescans: the hash join runs once per outer row, each time with a new
+-- hash table (its inner side depends on the outer row): a filter per loop
+SET enable_nestloop = on;
+SELECT jf_plan($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LATERAL
+                (SELECT count(*) AS n FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                 WHERE o.o_custkey = v.x * 7 OFFSET 0) s$$);
+SELECT jf_same($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LATERAL
+                 (SELECT count(*) AS n FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                  WHERE o.o_custkey = v.x * 7 OFFSET 0) s$$);
+SET enable_nestloop = off;
+
+-- 13. ossd.join_filter off: no filter planned
+SET ossd.join_filter = off;
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                WHERE o.o_orderdate < date '1992-03-01'$$);
+RESET ossd.join_filter;
+
+-- 14. a plan cached with the filter, run after ossd.join_filter went off:
+-- the executor sends none and says why
+SET plan_cache_mode = force_generic_plan;
+PREPARE jf_cached AS SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+  WHERE o.o_orderdate < date '1992-03-01';
+SELECT jf_plan('EXECUTE jf_cached');
+SET ossd.join_filter = off;
+SELECT jf_plan('EXECUTE jf_cached');
+EXECUTE jf_cached;
+RESET ossd.join_filter;
+DEALLOCATE jf_cached;
+RESET plan_cache_mode;
+
+-- 15. EXPLAIN VERBOSE without ANALYZE names the keys
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey AND l.l_suppkey = o.o_custkey
+ WHERE o.o_orderdate < date '1992-03-01';
+
+DROP COLLATION jf_nocase;
+DROP FUNCTION jf_plan(text);
+DROP FUNCTION jf_same(text);
