@@ -227,6 +227,7 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
       sc.groups_out = c->counters.groups_out;
       sc.bytes_read = c->counters.bytes_read;
       sc.device_ns = device_now_ns () - j->started_ns;
+      atomic_fetch_add (&j->dev->ctr.scan_blocks, c->counters.blocks_scanned);
     }
   sc.kernel_mode = (char *) j->mode_name;
   resp.body_case = OSSD__RESPONSE__BODY_SCAN;
