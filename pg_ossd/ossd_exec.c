@@ -62,6 +62,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "ossd_scan.h"
 #include "ossd_exec.h"
@@ -455,7 +456,18 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 static void
 ossd_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	ossd_scan_begin((OssdScanState *) node, estate);
+	OssdScanState *ss = (OssdScanState *) node;
+
+	ossd_scan_begin(ss, estate);
+	/* the drive streams forward only: keep what was returned */
+	if (eflags & EXEC_FLAG_BACKWARD)
+	{
+		ss->back_store = tuplestore_begin_heap(true, false, work_mem);
+		ss->back_eof_underlying = false;
+		ss->back_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										   ExecGetResultType(&node->ss.ps),
+										   &TTSOpsMinimalTuple);
+	}
 }
 
 /* ---------------------------------------------------------------------
@@ -1348,10 +1360,52 @@ ossd_recheck(ScanState *node, TupleTableSlot *slot)
 	return ExecQual(ss->device_qual, econtext);
 }
 
+/*
+ * Under EXEC_FLAG_BACKWARD the rows go through back_store (nodeMaterial.c's
+ * scheme): forward past its end runs the scan and appends what it returns,
+ * backward and forward within it read it again.
+ */
 static TupleTableSlot *
 ossd_exec(CustomScanState *node)
 {
-	return ExecScan(&node->ss, ossd_access, ossd_recheck);
+	OssdScanState *ss = (OssdScanState *) node;
+	Tuplestorestate *ts = ss->back_store;
+	bool		forward;
+	bool		eof_store;
+	TupleTableSlot *slot;
+
+	if (ts == NULL)
+		return ExecScan(&node->ss, ossd_access, ossd_recheck);
+	forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	slot = ss->back_slot;
+	eof_store = tuplestore_ateof(ts);
+	if (!forward && eof_store)
+	{
+		/* stepping back from the end: past the last row if the scan ended */
+		if (!ss->back_eof_underlying && !tuplestore_advance(ts, forward))
+			return NULL;
+		eof_store = false;
+	}
+	if (!eof_store)
+	{
+		if (tuplestore_gettupleslot(ts, forward, false, slot))
+			return slot;
+		if (forward)
+			eof_store = true;
+	}
+	if (eof_store && !ss->back_eof_underlying)
+	{
+		TupleTableSlot *out = ExecScan(&node->ss, ossd_access, ossd_recheck);
+
+		if (TupIsNull(out))
+		{
+			ss->back_eof_underlying = true;
+			return NULL;
+		}
+		tuplestore_puttupleslot(ts, out);
+		return out;
+	}
+	return ExecClearTuple(slot);
 }
 
 static void
@@ -1371,6 +1425,11 @@ ossd_end(CustomScanState *node)
 		FreeAccessStrategy(ss->strategy);
 		ss->strategy = NULL;
 	}
+	if (ss->back_store)
+	{
+		tuplestore_end(ss->back_store);
+		ss->back_store = NULL;
+	}
 }
 
 static void
@@ -1378,7 +1437,17 @@ ossd_rescan(CustomScanState *node)
 {
 	OssdScanState *ss = (OssdScanState *) node;
 
+	Tuplestorestate *ts = ss->back_store;
+
+	/* a rescan starts the stored rows again (its parameters may differ) */
+	ss->back_store = NULL;
 	ossd_end(node);
+	if (ts)
+	{
+		tuplestore_clear(ts);
+		ss->back_store = ts;
+		ss->back_eof_underlying = false;
+	}
 	ss->started = false;
 	ss->finished = false;
 	ss->nhost_blocks = 0;

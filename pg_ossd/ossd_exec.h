@@ -98,6 +98,15 @@ typedef struct OssdScanState
 	/* aggregation (NULL in rows mode) */
 	struct OssdAggExec *agg;
 
+	/*
+	 * Backward fetches (a cursor that may scroll: EXEC_FLAG_BACKWARD): the
+	 * rows returned so far, read again in either direction, as nodeMaterial
+	 * does.  NULL when the scan only runs forward.
+	 */
+	struct Tuplestorestate *back_store;
+	bool		back_eof_underlying;	/* the scan itself has ended */
+	TupleTableSlot *back_slot;	/* MinimalTuple: rows read from the store */
+
 	/* statistics (EXPLAIN ANALYZE) */
 	uint64		blocks_total;
 	uint64		blocks_drive;	/* sent to the drive */

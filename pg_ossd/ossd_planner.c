@@ -267,7 +267,7 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	cp->path.parallel_safe = rel->consider_parallel;
 	cp->path.parallel_workers = 0;
 	cp->path.pathkeys = NIL;
-	cp->flags = 0;
+	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
 	cp->custom_paths = NIL;
 	cp->custom_private = device_quals;
 	cp->methods = &ossd_path_methods;
