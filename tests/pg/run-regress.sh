@@ -57,6 +57,8 @@ run_suite "ossd_planner" "" ossd_planner
 
 run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
+# the defects PostgreSQL's own regression SQL found (run-pg-regress.sh)
+run_suite "ossd_pg_regress_cases" "" ossd_pg_regress_cases
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
