@@ -322,7 +322,29 @@ sub compare_table {
 	return 'different';
 }
 
+# the class of a unit's difference ('' when equal)
+sub unit_class {
+	my ($la, $lb, $ia, $ib, $meta) = @_;
+	return '' if join("\n", @$la) eq join("\n", @$lb);
+	return 'different' if @$ia != @$ib;
+	my $class = '';
+	my $sh = shape($meta->{text});
+	for my $k (0 .. $#$ia) {
+		my ($x, $y) = ($ia->[$k], $ib->[$k]);
+		my $c;
+		if ($x->{kind} ne $y->{kind}) { $c = 'different'; }
+		elsif ($x->{kind} eq 'line') { $c = $x->{text} eq $y->{text} ? '' : 'different'; }
+		else { $c = compare_table($x, $y, $sh); }
+		# the most severe class of the unit's result sets
+		if ($c ne '' && ($class eq '' || index(join(' ', @classes), $c) > index(join(' ', @classes), $class))) {
+			$class = $c;
+		}
+	}
+	return $class;
+}
+
 my $segb = segments($base_out);
+
 my %stat = (file => $name // $base_out, statements => 0, result_sets => 0, plans => 0,
 	aux => 0, differences => 0, map { ("class_$_" => 0) } @classes);
 my $fail = 0;
@@ -339,24 +361,7 @@ for my $mode (sort keys %others) {
 		my $ib = items($lb);
 		if ($plan) { $stat{plans}++; next; }
 		$stat{result_sets} += grep { $_->{kind} eq 'table' } @$ia;
-		next if join("\n", @$la) eq join("\n", @$lb);
-		my $class = '';
-		if (@$ia != @$ib) {
-			$class = 'different';
-		} else {
-			my $sh = shape($meta->{text});
-			for my $k (0 .. $#$ia) {
-				my ($x, $y) = ($ia->[$k], $ib->[$k]);
-				my $c;
-				if ($x->{kind} ne $y->{kind}) { $c = 'different'; }
-				elsif ($x->{kind} eq 'line') { $c = $x->{text} eq $y->{text} ? '' : 'different'; }
-				else { $c = compare_table($x, $y, $sh); }
-				# the most severe class of the unit's result sets
-				if ($c ne '' && ($class eq '' || index(join(' ', @classes), $c) > index(join(' ', @classes), $class))) {
-					$class = $c;
-				}
-			}
-		}
+		my $class = unit_class($la, $lb, $ia, $ib, $meta);
 		next if $class eq '';
 		$stat{"class_$class"}++;
 		if ($list_allowed && $class ne 'different') {

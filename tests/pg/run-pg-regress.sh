@@ -136,6 +136,21 @@ drive_counters () {  # the drive's scan counters, summed over its devices
 before=$(drive_counters)
 
 # ---- 4. every file, three modes --------------------------------------------
+run_mode () {  # FILE MODE: the prepared file in a fresh copy of regress_base
+  local t1=$(date +%s.%N)
+  psql_q -c "DROP DATABASE IF EXISTS regress_run" -c "CREATE DATABASE regress_run TEMPLATE regress_base" >/dev/null 2>&1
+  local t2=$(date +%s.%N)
+  psql_file regress_run "${mode_opts[$2]}" "$w/build/$1.sql" "$w/out/$1.$2.out"
+  # progress: the copy of the database, then the file
+  printf '# %s (%s): database copied in %.1f s, file run in %.1f s\n' "$1" "$2" \
+    "$(echo "$t2 - $t1" | bc)" "$(echo "$(date +%s.%N) - $t2" | bc)"
+  if grep -q "server closed the connection unexpectedly\|terminated by signal" "$w/out/$1.$2.out" ||
+     ! server_alive; then
+    crashes=$((crashes + 1))
+    echo "# $1 ($2): the server crashed"
+    for _ in $(seq 60); do server_alive && break; sleep 1; done
+  fi
+}
 summary_json=$w/summary.jsonl
 : >"$summary_json"
 crashes=0
@@ -144,19 +159,17 @@ for f in $files; do
   perl "$top/tests/pg/pg-regress-prep.pl" --units "$w/build/$f.units.json" \
     <"$w/src/sql/$f.sql" >"$w/build/$f.sql"
   chown postgres: "$w/build/$f.sql"
-  for m in $modes; do
-    psql_q -c "DROP DATABASE IF EXISTS regress_run" -c "CREATE DATABASE regress_run TEMPLATE regress_base" >/dev/null 2>&1
-    psql_file regress_run "${mode_opts[$m]}" "$w/build/$f.sql" "$w/out/$f.$m.out"
-    if grep -q "server closed the connection unexpectedly\|terminated by signal" "$w/out/$f.$m.out" ||
-       ! server_alive; then
-      crashes=$((crashes + 1))
-      echo "# $f ($m): the server crashed"
-      for _ in $(seq 60); do server_alive && break; sleep 1; done
-    fi
-  done
-  if perl "$top/tests/pg/pg-regress-compare.pl" --units "$w/build/$f.units.json" --name "$f" \
-       --json-line "$summary_json" --base off "$w/out/$f.off.out" \
-       jit "$w/out/$f.jit.out" interpreter "$w/out/$f.interpreter.out" >"$w/out/$f.diff" 2>&1; then
+  for m in $modes; do run_mode "$f" "$m"; done
+  compare () {  # [OPTIONS]: the outputs of $f, off the base
+    perl "$top/tests/pg/pg-regress-compare.pl" --units "$w/build/$f.units.json" --name "$f" \
+      --json-line "$w/build/$f.json" "$@" --base off "$w/out/$f.off.out" \
+      jit "$w/out/$f.jit.out" interpreter "$w/out/$f.interpreter.out" >"$w/out/$f.diff" 2>&1
+  }
+  rm -f "$w/build/$f.json"
+  compare
+  rc=$?
+  cat "$w/build/$f.json" >>"$summary_json"
+  if [ "$rc" -eq 0 ]; then
     tap_ok "$f: $(tail -1 "$w/out/$f.diff")"
   else
     tap_not_ok "$f: $(tail -1 "$w/out/$f.diff")"
