@@ -355,7 +355,7 @@ for my $mode (sort keys %others) {
 		my $la = $segb->{$u} // ['<unit not reached>'];
 		my $lb = $sego->{$u} // ['<unit not reached>'];
 		my $is_stmt = $meta->{kind} eq 'stmt';
-		$stat{$meta->{kind} eq 'aux' ? 'aux' : 'statements'}++ if $mode eq (sort keys %others)[0];
+		$stat{$meta->{kind} eq 'stmt' ? 'statements' : $meta->{kind}}++ if $mode eq (sort keys %others)[0];
 		my $plan = $is_stmt && $meta->{text} =~ /\bexplain/i;
 		my $ia = items($la);
 		my $ib = items($lb);
