@@ -773,6 +773,14 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	o = ossd_try_connection(ss->uri, &busy);
 	if (o == NULL)
 		return false;
+
+	/*
+	 * Every slot of the backend's connection is held by its own open scans
+	 * (cursors left open, several scans of one plan): waiting for one would
+	 * wait for ourselves until the timeout.  The host scans this one.
+	 */
+	if (ossd_slots_all_busy(o))
+		return false;
 	attach_segment_capabilities(rel, segs, o);
 	s = calloc(1, sizeof(OssdStreamCtx));
 	if (s == NULL)

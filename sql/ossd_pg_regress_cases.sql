@@ -64,3 +64,55 @@ FETCH BACKWARD ALL IN c3;
 COMMIT;
 RESET ossd.enabled;
 RESET ossd.force_offload;
+
+-- ===================================================================
+-- Scans left open (cursors; portals.sql opens two dozen) each hold one of
+-- the backend's channel slots.  When all of them are held, the next scan
+-- runs on the host, as when the drive has no slot free.  Before: it
+-- waited ossd.timeout_ms for a slot of its own backend, failed, and the
+-- error's cleanup crashed the backend (the connection it forgot was still
+-- in use by the open cursors' streams).
+-- ===================================================================
+CREATE TABLE prc_slots (a int, b text);
+INSERT INTO prc_slots SELECT g, repeat('x', 300) FROM generate_series(1, 20000) g;
+VACUUM (FREEZE) prc_slots;
+-- EXPLAIN ANALYZE's line that says where the scan ran
+CREATE FUNCTION prc_slot_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  ln text;
+BEGIN
+  FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q
+  LOOP
+    CONTINUE WHEN ln !~ 'Want of a Slot';
+    RETURN NEXT ln;
+  END LOOP;
+END
+$$;
+SET ossd.force_offload = on;
+SET ossd.timeout_ms = 5000;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT a FROM prc_slots WHERE a > 0;
+BEGIN;
+DECLARE s1 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+DECLARE s2 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+DECLARE s3 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+DECLARE s4 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+DECLARE s5 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+DECLARE s6 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+MOVE 1 IN s1;
+MOVE 1 IN s2;
+MOVE 1 IN s3;
+MOVE 1 IN s4;
+MOVE 1 IN s5;
+MOVE 1 IN s6;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*), sum(a) FROM prc_slots WHERE a > 5;
+SELECT count(*), sum(a) FROM prc_slots WHERE a > 5;
+SELECT * FROM prc_slot_lines('SELECT count(*), sum(a) FROM prc_slots WHERE a > 5');
+MOVE FORWARD ALL IN s6;
+COMMIT;
+-- all slots free again: the drive scans
+SELECT * FROM prc_slot_lines('SELECT count(*), sum(a) FROM prc_slots WHERE a > 5');
+SET ossd.enabled = off;
+SELECT count(*), sum(a) FROM prc_slots WHERE a > 5;
+RESET ossd.enabled;
+RESET ossd.timeout_ms;
+RESET ossd.force_offload;
