@@ -462,12 +462,73 @@ ossd_begin(CustomScanState *node, EState *estate, int eflags)
 	/* the drive streams forward only: keep what was returned */
 	if (eflags & EXEC_FLAG_BACKWARD)
 	{
+		TupleDesc	rd = ExecGetResultType(&node->ss.ps);
+		TupleDesc	kd = CreateTemplateTupleDesc(rd->natts + 1);
+
+		/* each row with the TID of its heap tuple, for WHERE CURRENT OF */
+		for (int i = 1; i <= rd->natts; i++)
+			TupleDescCopyEntry(kd, i, rd, i);
+		TupleDescInitEntry(kd, rd->natts + 1, "ctid", TIDOID, -1, 0);
 		ss->back_store = tuplestore_begin_heap(true, false, work_mem);
 		ss->back_eof_underlying = false;
-		ss->back_slot = ExecAllocTableSlot(&estate->es_tupleTable,
-										   ExecGetResultType(&node->ss.ps),
+		ss->back_kept = ExecAllocTableSlot(&estate->es_tupleTable, kd,
 										   &TTSOpsMinimalTuple);
+		ss->back_slot = ExecAllocTableSlot(&estate->es_tupleTable, rd,
+										   &TTSOpsVirtual);
 	}
+}
+
+/* Keep a returned row (and the TID of its heap tuple) in back_store. */
+static void
+back_store_put(OssdScanState *ss, TupleTableSlot *out)
+{
+	TupleTableSlot *k = ss->back_kept;
+	TupleTableSlot *scan = ss->css.ss.ss_ScanTupleSlot;
+	int			n = out->tts_tupleDescriptor->natts;
+
+	slot_getallattrs(out);
+	ExecClearTuple(k);
+	memcpy(k->tts_values, out->tts_values, sizeof(Datum) * n);
+	memcpy(k->tts_isnull, out->tts_isnull, sizeof(bool) * n);
+	k->tts_values[n] = PointerGetDatum(&scan->tts_tid);
+	k->tts_isnull[n] = ss->agg != NULL || TupIsNull(scan) ||
+		!ItemPointerIsValid(&scan->tts_tid);
+	ExecStoreVirtualTuple(k);
+	tuplestore_puttupleslot(ss->back_store, k);
+}
+
+/*
+ * The row read again from back_store, in back_slot; the scan slot is
+ * positioned on its heap tuple (execCurrentOf reads the TID there).
+ */
+static TupleTableSlot *
+back_store_row(OssdScanState *ss)
+{
+	TupleTableSlot *k = ss->back_kept;
+	TupleTableSlot *slot = ss->back_slot;
+	TupleTableSlot *scan = ss->css.ss.ss_ScanTupleSlot;
+	int			n = slot->tts_tupleDescriptor->natts;
+
+	slot_getallattrs(k);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, k->tts_values, sizeof(Datum) * n);
+	memcpy(slot->tts_isnull, k->tts_isnull, sizeof(bool) * n);
+	ExecStoreVirtualTuple(slot);
+	if (!k->tts_isnull[n])
+	{
+		ItemPointerData tid = *(ItemPointer) DatumGetPointer(k->tts_values[n]);
+
+		ExecClearTuple(scan);
+		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
+		{
+			scan->tts_values[i] = (Datum) 0;
+			scan->tts_isnull[i] = true;
+		}
+		ExecStoreVirtualTuple(scan);
+		scan->tts_tid = tid;
+		scan->tts_tableOid = RelationGetRelid(ss->css.ss.ss_currentRelation);
+	}
+	return slot;
 }
 
 /* ---------------------------------------------------------------------
@@ -1396,8 +1457,8 @@ ossd_exec(CustomScanState *node)
 	}
 	if (!eof_store)
 	{
-		if (tuplestore_gettupleslot(ts, forward, false, slot))
-			return slot;
+		if (tuplestore_gettupleslot(ts, forward, false, ss->back_kept))
+			return back_store_row(ss);
 		if (forward)
 			eof_store = true;
 	}
@@ -1410,7 +1471,7 @@ ossd_exec(CustomScanState *node)
 			ss->back_eof_underlying = true;
 			return NULL;
 		}
-		tuplestore_puttupleslot(ts, out);
+		back_store_put(ss, out);
 		return out;
 	}
 	return ExecClearTuple(slot);

@@ -105,7 +105,8 @@ typedef struct OssdScanState
 	 */
 	struct Tuplestorestate *back_store;
 	bool		back_eof_underlying;	/* the scan itself has ended */
-	TupleTableSlot *back_slot;	/* MinimalTuple: rows read from the store */
+	TupleTableSlot *back_kept;	/* MinimalTuple: a stored row + its TID */
+	TupleTableSlot *back_slot;	/* virtual: the row returned from the store */
 
 	/* statistics (EXPLAIN ANALYZE) */
 	uint64		blocks_total;

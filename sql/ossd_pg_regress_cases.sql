@@ -65,6 +65,45 @@ COMMIT;
 RESET ossd.enabled;
 RESET ossd.force_offload;
 
+-- WHERE CURRENT OF a row fetched again from those kept rows: the scan is
+-- positioned on that row's heap tuple (the kept rows carry their TIDs).
+-- Before: the DELETE removed the last row the drive had returned instead
+-- (portals.sql).
+CREATE TABLE prc_curof (currentid int, payload text);
+INSERT INTO prc_curof SELECT i, 'p' || i FROM generate_series(1, 19) i;
+VACUUM (FREEZE) prc_curof;
+SET ossd.force_offload = on;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM prc_curof;
+BEGIN;
+DECLARE c1 SCROLL CURSOR FOR SELECT * FROM prc_curof;
+FETCH ABSOLUTE 12 FROM c1 \gset f12_
+FETCH ABSOLUTE 8 FROM c1 \gset f8_
+DELETE FROM prc_curof WHERE CURRENT OF c1
+  RETURNING currentid = :f8_currentid AS deleted_the_fetched_row;
+FETCH ABSOLUTE 13 FROM c1 \gset f13_
+FETCH ABSOLUTE 1 FROM c1 \gset f1_
+DELETE FROM prc_curof WHERE CURRENT OF c1
+  RETURNING currentid = :f1_currentid AS deleted_the_fetched_row;
+SELECT count(*), bool_and(currentid NOT IN (:f8_currentid, :f1_currentid)) AS others_kept
+  FROM prc_curof;
+ROLLBACK;
+SET ossd.enabled = off;
+BEGIN;
+DECLARE c1 SCROLL CURSOR FOR SELECT * FROM prc_curof;
+FETCH ABSOLUTE 12 FROM c1 \gset f12_
+FETCH ABSOLUTE 8 FROM c1 \gset f8_
+DELETE FROM prc_curof WHERE CURRENT OF c1
+  RETURNING currentid = :f8_currentid AS deleted_the_fetched_row;
+FETCH ABSOLUTE 13 FROM c1 \gset f13_
+FETCH ABSOLUTE 1 FROM c1 \gset f1_
+DELETE FROM prc_curof WHERE CURRENT OF c1
+  RETURNING currentid = :f1_currentid AS deleted_the_fetched_row;
+SELECT count(*), bool_and(currentid NOT IN (:f8_currentid, :f1_currentid)) AS others_kept
+  FROM prc_curof;
+ROLLBACK;
+RESET ossd.enabled;
+RESET ossd.force_offload;
+
 -- ===================================================================
 -- Scans left open (cursors; portals.sql opens two dozen) each hold one of
 -- the backend's channel slots.  When all of them are held, the next scan
