@@ -1410,11 +1410,15 @@ ossd_access(ScanState *node)
 	OssdScanState *ss = (OssdScanState *) node;
 
 
+	TupleTableSlot *slot;
+
 	if (ss->agg)
 		return ossd_agg_next(ss);
-	if (ss->finished)
-		return NULL;
-	return ossd_scan_next_row(ss);
+	slot = ss->finished ? NULL : ossd_scan_next_row(ss);
+	/* past the end the scan is on no row (WHERE CURRENT OF: execCurrentOf) */
+	if (TupIsNull(slot))
+		ExecClearTuple(ss->css.ss.ss_ScanTupleSlot);
+	return slot;
 }
 
 static bool
@@ -1448,6 +1452,8 @@ ossd_exec(CustomScanState *node)
 	forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
 	slot = ss->back_slot;
 	eof_store = tuplestore_ateof(ts);
+	/* before the first row or past the last, the scan is on no row */
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
 	if (!forward && eof_store)
 	{
 		/* stepping back from the end: past the last row if the scan ended */
@@ -1508,6 +1514,8 @@ ossd_rescan(CustomScanState *node)
 
 	Tuplestorestate *ts = ss->back_store;
 
+	/* no current row until the scan returns one (ExecScanReScan) */
+	ExecScanReScan(&node->ss);
 	/* a rescan starts the stored rows again (its parameters may differ) */
 	ss->back_store = NULL;
 	ossd_end(node);
