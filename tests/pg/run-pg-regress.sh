@@ -28,7 +28,9 @@ all_files="select select_having select_distinct select_implicit subselect union 
   aggregates groupingsets window with limit inherit rowtypes arrays strings text numeric
   int2 int4 int8 float4 float8 date time timestamp timestamptz interval boolean char varchar
   collate incremental_sort partition_aggregate equivclass tsrf rangefuncs merge
-  insert_conflict update"
+  insert_conflict update
+  portals join_hash select_into select_distinct_on delete returning prepare matview
+  partition_join tablesample transactions tidscan tidrangescan memoize"
 # the schedule's setup files the listed ones depend on, in schedule order
 setup_files="test_setup create_function_c create_misc create_operator create_procedure
   create_table create_type create_schema create_index create_view create_aggregate
