@@ -5,6 +5,7 @@
 #
 #   make          build every library and tool (and the extension)
 #   make test     every suite; last line "N passed, N failed"
+#   make check-pg PostgreSQL's own regression SQL, all files, offload vs off
 #   make demo     emulated drive + ossdfs + PostgreSQL, offload vs plain
 #   make fuzz     long fuzz runs (FUZZ_SECONDS per target, default 300)
 #   make deps     install the Debian packages the project needs

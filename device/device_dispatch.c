@@ -246,6 +246,7 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "volume_bytes_written", atomic_load (&dev->ctr.volume_bytes_written));
   sb_counter (b, "scans", atomic_load (&dev->ctr.scans));
   sb_counter (b, "scan_bytes_out", atomic_load (&dev->ctr.scan_bytes_out));
+  sb_counter (b, "scan_blocks", atomic_load (&dev->ctr.scan_blocks));
   sb_counter (b, "cap_checks", atomic_load (&dev->ctr.cap_checks));
   sb_counter (b, "cap_refusals", atomic_load (&dev->ctr.cap_refusals));
   sb_counter (b, "cap_mac_verified", atomic_load (&dev->ctr.cap_mac_verified));

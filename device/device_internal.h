@@ -93,7 +93,7 @@ struct ossd_device_counters
   atomic_uint_fast64_t channel_bytes_in, channel_bytes_out;
   atomic_uint_fast64_t volume_reads, volume_writes;
   atomic_uint_fast64_t volume_bytes_read, volume_bytes_written;
-  atomic_uint_fast64_t scans, scan_bytes_out;
+  atomic_uint_fast64_t scans, scan_bytes_out, scan_blocks;
   atomic_uint_fast64_t cap_checks, cap_refusals, cap_mac_verified;
 };
 

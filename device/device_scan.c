@@ -346,6 +346,7 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
       sc.bytes_read = c->counters.bytes_read;
       sc.join_filter_dropped = c->counters.join_filter_dropped;
       sc.device_ns = device_now_ns () - j->started_ns;
+      atomic_fetch_add (&j->dev->ctr.scan_blocks, c->counters.blocks_scanned);
     }
   sc.kernel_mode = (char *) j->mode_name;
   resp.body_case = OSSD__RESPONSE__BODY_SCAN;

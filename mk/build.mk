@@ -22,11 +22,17 @@ include proto/fuzz/component.mk
 include offload_runtime/fuzz/component.mk
 -include pg_ossd/component.mk
 
-.PHONY: all test test-programs demo fuzz
+.PHONY: all test test-programs demo fuzz check-pg
 all: $(ALL_TARGETS)
 
 test: all $(TEST_BINS)
 	@tests/harness/run-all $(TEST_SUITES)
+
+# PostgreSQL's own regression SQL, every file of the list, compared with
+# offload forced (jit, interpreter) and off: longer than make test's share
+# of it (tests/pg/run-pg-regress-short.sh), so run on its own (and by CI).
+check-pg: all pg-ossd-install
+	@tests/harness/run-all tap:tests/pg/run-pg-regress.sh
 
 # Build every test program without running the suites.
 test-programs: all $(TEST_BINS)

@@ -62,6 +62,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
 
 #include "ossd_scan.h"
 #include "ossd_exec.h"
@@ -508,7 +509,79 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 static void
 ossd_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	ossd_scan_begin((OssdScanState *) node, estate);
+	OssdScanState *ss = (OssdScanState *) node;
+
+	ossd_scan_begin(ss, estate);
+	/* the drive streams forward only: keep what was returned */
+	if (eflags & EXEC_FLAG_BACKWARD)
+	{
+		TupleDesc	rd = ExecGetResultType(&node->ss.ps);
+		TupleDesc	kd = CreateTemplateTupleDesc(rd->natts + 1);
+
+		/* each row with the TID of its heap tuple, for WHERE CURRENT OF */
+		for (int i = 1; i <= rd->natts; i++)
+			TupleDescCopyEntry(kd, i, rd, i);
+		TupleDescInitEntry(kd, rd->natts + 1, "ctid", TIDOID, -1, 0);
+		ss->back_store = tuplestore_begin_heap(true, false, work_mem);
+		ss->back_eof_underlying = false;
+		ss->back_kept = ExecAllocTableSlot(&estate->es_tupleTable, kd,
+										   &TTSOpsMinimalTuple);
+		ss->back_slot = ExecAllocTableSlot(&estate->es_tupleTable, rd,
+										   &TTSOpsVirtual);
+	}
+}
+
+/* Keep a returned row (and the TID of its heap tuple) in back_store. */
+static void
+back_store_put(OssdScanState *ss, TupleTableSlot *out)
+{
+	TupleTableSlot *k = ss->back_kept;
+	TupleTableSlot *scan = ss->css.ss.ss_ScanTupleSlot;
+	int			n = out->tts_tupleDescriptor->natts;
+
+	slot_getallattrs(out);
+	ExecClearTuple(k);
+	memcpy(k->tts_values, out->tts_values, sizeof(Datum) * n);
+	memcpy(k->tts_isnull, out->tts_isnull, sizeof(bool) * n);
+	k->tts_values[n] = PointerGetDatum(&scan->tts_tid);
+	k->tts_isnull[n] = ss->agg != NULL || TupIsNull(scan) ||
+		!ItemPointerIsValid(&scan->tts_tid);
+	ExecStoreVirtualTuple(k);
+	tuplestore_puttupleslot(ss->back_store, k);
+}
+
+/*
+ * The row read again from back_store, in back_slot; the scan slot is
+ * positioned on its heap tuple (execCurrentOf reads the TID there).
+ */
+static TupleTableSlot *
+back_store_row(OssdScanState *ss)
+{
+	TupleTableSlot *k = ss->back_kept;
+	TupleTableSlot *slot = ss->back_slot;
+	TupleTableSlot *scan = ss->css.ss.ss_ScanTupleSlot;
+	int			n = slot->tts_tupleDescriptor->natts;
+
+	slot_getallattrs(k);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, k->tts_values, sizeof(Datum) * n);
+	memcpy(slot->tts_isnull, k->tts_isnull, sizeof(bool) * n);
+	ExecStoreVirtualTuple(slot);
+	if (!k->tts_isnull[n])
+	{
+		ItemPointerData tid = *(ItemPointer) DatumGetPointer(k->tts_values[n]);
+
+		ExecClearTuple(scan);
+		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
+		{
+			scan->tts_values[i] = (Datum) 0;
+			scan->tts_isnull[i] = true;
+		}
+		ExecStoreVirtualTuple(scan);
+		scan->tts_tid = tid;
+		scan->tts_tableOid = RelationGetRelid(ss->css.ss.ss_currentRelation);
+	}
+	return slot;
 }
 
 /* ---------------------------------------------------------------------
@@ -813,6 +886,14 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 
 	o = ossd_try_connection(ss->uri, &busy);
 	if (o == NULL)
+		return false;
+
+	/*
+	 * Every slot of the backend's connection is held by its own open scans
+	 * (cursors left open, several scans of one plan): waiting for one would
+	 * wait for ourselves until the timeout.  The host scans this one.
+	 */
+	if (ossd_slots_all_busy(o))
 		return false;
 	attach_segment_capabilities(rel, segs, o);
 	ossd_joinfilter_fill(ss, &sc, ossd_control_block(o)->feature_bits);
@@ -1436,11 +1517,15 @@ ossd_access(ScanState *node)
 	OssdScanState *ss = (OssdScanState *) node;
 
 
+	TupleTableSlot *slot;
+
 	if (ss->agg)
 		return ossd_agg_next(ss);
-	if (ss->finished)
-		return NULL;
-	return ossd_scan_next_row(ss);
+	slot = ss->finished ? NULL : ossd_scan_next_row(ss);
+	/* past the end the scan is on no row (WHERE CURRENT OF: execCurrentOf) */
+	if (TupIsNull(slot))
+		ExecClearTuple(ss->css.ss.ss_ScanTupleSlot);
+	return slot;
 }
 
 static bool
@@ -1455,10 +1540,54 @@ ossd_recheck(ScanState *node, TupleTableSlot *slot)
 	return ExecQual(ss->device_qual, econtext);
 }
 
+/*
+ * Under EXEC_FLAG_BACKWARD the rows go through back_store (nodeMaterial.c's
+ * scheme): forward past its end runs the scan and appends what it returns,
+ * backward and forward within it read it again.
+ */
 static TupleTableSlot *
 ossd_exec(CustomScanState *node)
 {
-	return ExecScan(&node->ss, ossd_access, ossd_recheck);
+	OssdScanState *ss = (OssdScanState *) node;
+	Tuplestorestate *ts = ss->back_store;
+	bool		forward;
+	bool		eof_store;
+	TupleTableSlot *slot;
+
+	if (ts == NULL)
+		return ExecScan(&node->ss, ossd_access, ossd_recheck);
+	forward = ScanDirectionIsForward(node->ss.ps.state->es_direction);
+	slot = ss->back_slot;
+	eof_store = tuplestore_ateof(ts);
+	/* before the first row or past the last, the scan is on no row */
+	ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	if (!forward && eof_store)
+	{
+		/* stepping back from the end: past the last row if the scan ended */
+		if (!ss->back_eof_underlying && !tuplestore_advance(ts, forward))
+			return NULL;
+		eof_store = false;
+	}
+	if (!eof_store)
+	{
+		if (tuplestore_gettupleslot(ts, forward, false, ss->back_kept))
+			return back_store_row(ss);
+		if (forward)
+			eof_store = true;
+	}
+	if (eof_store && !ss->back_eof_underlying)
+	{
+		TupleTableSlot *out = ExecScan(&node->ss, ossd_access, ossd_recheck);
+
+		if (TupIsNull(out))
+		{
+			ss->back_eof_underlying = true;
+			return NULL;
+		}
+		back_store_put(ss, out);
+		return out;
+	}
+	return ExecClearTuple(slot);
 }
 
 static void
@@ -1478,6 +1607,11 @@ ossd_end(CustomScanState *node)
 		FreeAccessStrategy(ss->strategy);
 		ss->strategy = NULL;
 	}
+	if (ss->back_store)
+	{
+		tuplestore_end(ss->back_store);
+		ss->back_store = NULL;
+	}
 }
 
 static void
@@ -1485,7 +1619,19 @@ ossd_rescan(CustomScanState *node)
 {
 	OssdScanState *ss = (OssdScanState *) node;
 
+	Tuplestorestate *ts = ss->back_store;
+
+	/* no current row until the scan returns one (ExecScanReScan) */
+	ExecScanReScan(&node->ss);
+	/* a rescan starts the stored rows again (its parameters may differ) */
+	ss->back_store = NULL;
 	ossd_end(node);
+	if (ts)
+	{
+		tuplestore_clear(ts);
+		ss->back_store = ts;
+		ss->back_eof_underlying = false;
+	}
 	ss->started = false;
 	ss->finished = false;
 	ss->nhost_blocks = 0;

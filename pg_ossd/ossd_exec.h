@@ -103,6 +103,15 @@ typedef struct OssdScanState
 
 	/* join filter from the hash join above (ossd_joinfilter.c), or NULL */
 	struct OssdJoinFilter *jf;
+	/*
+	 * Backward fetches (a cursor that may scroll: EXEC_FLAG_BACKWARD): the
+	 * rows returned so far, read again in either direction, as nodeMaterial
+	 * does.  NULL when the scan only runs forward.
+	 */
+	struct Tuplestorestate *back_store;
+	bool		back_eof_underlying;	/* the scan itself has ended */
+	TupleTableSlot *back_kept;	/* MinimalTuple: a stored row + its TID */
+	TupleTableSlot *back_slot;	/* virtual: the row returned from the store */
 
 	/* statistics (EXPLAIN ANALYZE) */
 	uint64		blocks_total;

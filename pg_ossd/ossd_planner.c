@@ -361,7 +361,7 @@ ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	cp->path.parallel_safe = rel->consider_parallel;
 	cp->path.parallel_workers = parallel_workers;
 	cp->path.pathkeys = NIL;
-	cp->flags = 0;
+	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
 	cp->custom_paths = NIL;
 	cp->custom_private = list_make2(device_quals, makeInteger(parallel_workers > 0));
 	cp->methods = &ossd_path_methods;

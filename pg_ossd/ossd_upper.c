@@ -391,7 +391,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp->path.parallel_workers = 0;
 	cp->path.rows = keys ? Max(1.0, output_rel->rows) : 1;
 	cp->path.pathkeys = NIL;
-	cp->flags = 0;
+	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
 	cp->custom_paths = NIL;
 	{
 		List	   *priv = list_make5(progc, bind, proj, makeString(""), aggpriv);

@@ -107,6 +107,11 @@ int ossd_stream_start (ossd_t *o, const Ossd__Request *req,
 int ossd_stream_next (ossd_stream *s, Ossd__Response **resp, ossd_error *err);
 /* Abandon a stream early (sends Cancel) and release its slot. */
 void ossd_stream_close (ossd_stream *s);
+/* True when every slot the handle may hold (max_slots) is claimed and in
+ * use by its own calls and open streams: a new call would wait until one
+ * of those ends.  A caller that holds those streams itself (one thread,
+ * several open scans) must not wait for them. */
+bool ossd_slots_all_busy (ossd_t *o);
 
 /* Pipelined: send all requests on distinct slots, then collect every
  * response (resps[i] may be set even when the call fails). */

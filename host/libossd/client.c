@@ -443,6 +443,19 @@ client_slot_free_now (ossd_t *o)
   return free_slot;
 }
 
+bool
+ossd_slots_all_busy (ossd_t *o)
+{
+  bool all;
+
+  pthread_mutex_lock (&o->lock);
+  all = o->n_slots >= o->opts.max_slots;
+  for (uint32_t j = 0; j < o->n_slots && all; j++)
+    all = o->slots[j].busy;
+  pthread_mutex_unlock (&o->lock);
+  return all;
+}
+
 void
 client_slot_put (ossd_t *o, struct client_slot *s)
 {

@@ -67,6 +67,8 @@ run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
 # join filters: present where safe, absent where not, answers as offload off
 run_suite "ossd_join_filter" "" ossd_join_filter
+# the defects PostgreSQL's own regression SQL found (run-pg-regress.sh)
+run_suite "ossd_pg_regress_cases" "" ossd_pg_regress_cases
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
