@@ -140,14 +140,19 @@ SELECT jf_same($$SELECT l.l_linenumber, count(*) FROM lineitem l JOIN orders o
 RESET work_mem;
 
 -- 12. rescans: the hash join runs once per outer row, each time with a new
--- hash table (its inner side depends on the outer row): a filter per loop
+-- hash table (its inner side depends on the outer row): a filter per loop.
+-- A scan run once per outer row is offloaded only if it pays, and the cost
+-- model gives no credit for the rows a filter drops: rows from the drive
+-- are made cheap here so that the rescanned scan is offloaded
 SET enable_nestloop = on;
+SET ossd.transfer_tuple_cost = 0.001;
 SELECT jf_plan($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LATERAL
                 (SELECT count(*) AS n FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
                  WHERE o.o_custkey = v.x * 7 OFFSET 0) s$$);
 SELECT jf_same($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LATERAL
                  (SELECT count(*) AS n FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
                   WHERE o.o_custkey = v.x * 7 OFFSET 0) s$$);
+RESET ossd.transfer_tuple_cost;
 SET enable_nestloop = off;
 
 -- 13. ossd.join_filter off: no filter planned
