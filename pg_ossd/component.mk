@@ -27,4 +27,5 @@ endif
 # start the cluster as the postgres user).
 TEST_BINS += pg-ossd-install
 TEST_SUITES += tap:tests/pg/run-regress.sh tap:tests/pg/run-isolation.sh \
-  tap:tests/pg/run-bigseg.sh tap:tests/pg/run-checksums.sh tap:tests/pg/run-slots.sh
+  tap:tests/pg/run-bigseg.sh tap:tests/pg/run-checksums.sh tap:tests/pg/run-slots.sh \
+  tap:tests/pg/run-sqlsmith.sh
