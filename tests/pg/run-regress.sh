@@ -57,6 +57,8 @@ run_suite "ossd_planner" "" ossd_planner
 
 run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
+# what bench/soak/sqlsmith found (each case checked against offload off)
+run_suite "ossd_sqlsmith_cases" "" ossd_sqlsmith_cases
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
