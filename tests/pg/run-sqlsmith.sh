@@ -10,11 +10,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
 out=$top/build/test-logs/sqlsmith
 mkdir -p "$out"
-queries=${SQLSMITH_QUERIES:-400}
+queries=${SQLSMITH_QUERIES:-300}
 if ! command -v sqlsmith >/dev/null; then
   tap_not_ok "sqlsmith installed (make deps)"; tap_done; exit 1
 fi
-"$top/bench/soak/sqlsmith" --queries "$queries" --chunk 200 --seed 1 \
+"$top/bench/soak/sqlsmith" --queries "$queries" --chunk 150 --seed 1 \
   --out "$out/summary.txt" --json "$out/summary.json" --details "$out/details.txt" \
   >"$out/run.log" 2>&1
 rc=$?
