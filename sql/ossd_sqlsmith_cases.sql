@@ -9,12 +9,12 @@ SET ossd.min_relation_pages = 0;
 
 -- ===================================================================
 -- S1: a drive scan ended early -- LIMIT satisfied, statement_timeout --
--- hung up on the drive while its commands were in flight, and nbdkit <= 1.33.9 aborts when a client
--- hangs up with replies queued on two of its threads: the drive died
--- for every user (sqlsmith's LIMITs and 1 s statement_timeout, a few
--- hundred queries in).  The transport now lets the commands in flight
--- finish before it drops the connection.  Many early ends in a row,
--- then the drive must still answer, right.
+-- hung up on the drive while its commands were in flight, and nbdkit
+-- <= 1.33.9 aborts when a client hangs up with replies queued on two of
+-- its threads: the drive died for every user (sqlsmith's LIMITs and 1 s
+-- statement_timeout, a few hundred queries in).  The transport now lets
+-- the commands in flight finish before it drops the connection.  Many
+-- early ends in a row, then the drive must still answer, right.
 -- ===================================================================
 SET max_parallel_workers_per_gather = 0;
 EXPLAIN (VERBOSE, COSTS OFF)
