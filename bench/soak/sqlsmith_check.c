@@ -7,7 +7,8 @@
  *    and primary message of both re-runs; an error that occurs with offload
  *    forced but not (or differently) with offload off is a failure; the
  *    same error raised on another row (the message differs only in quoted
- *    values and numbers: see same_error_other_row) is counted apart;
+ *    values and numbers: see same_error_other_row) is counted apart, and so
+ *    is one of a query random by rule (query_is_random);
  *  - every K-th successful query, rewritten to be deterministic and then
  *    kept when deterministic by rule (deterministic_rewrite,
  *    query_is_deterministic): both result sets as multisets of rows; a
@@ -69,6 +70,7 @@ typedef struct figures
 	long		errors_same;
 	long		errors_same_other_row;
 	long		errors_offload_only;
+	long		errors_offload_only_random;
 	long		timeouts_offload_only;
 	long		errors_not_reproduced;
 	long		successes;
@@ -546,6 +548,38 @@ query_is_deterministic(const char *q)
 	return ok;
 }
 
+/*
+ * A query whose outcome may change from one run to the next whatever the
+ * scan: TABLESAMPLE without REPEATABLE, or a call of a function from the
+ * nondeterministic list above.  Its error seen with offload forced only
+ * is counted apart (errors_only_with_offload_random), not as a failure.
+ */
+static bool
+query_is_random(const char *q)
+{
+	char	   *low = xstrdup(q);
+	char	   *p;
+	regmatch_t m[2];
+	bool		random = false;
+
+	for (p = low; *p; p++)
+		*p = tolower((unsigned char) *p);
+	for (regoff_t from = 0; !random && regexec(&re_sample, low + from, 1, m, 0) == 0;
+		 from += m[0].rm_eo)
+		random = strncmp(low + from + m[0].rm_eo, " repeatable", 11) != 0;
+	for (p = low; !random && regexec(&re_call, p, 2, m, 0) == 0; p += m[0].rm_eo)
+	{
+		char		save = p[m[1].rm_eo];
+		char	   *name = p + m[1].rm_so;
+
+		p[m[1].rm_eo] = '\0';
+		random = bsearch(&name, nondet_funcs, n_nondet, sizeof(char *), cmp_str) != NULL;
+		p[m[1].rm_eo] = save;
+	}
+	free(low);
+	return random;
+}
+
 /* ---- comparing result sets -------------------------------------------- */
 
 static bool
@@ -704,6 +738,7 @@ write_figures(FILE *f, const figures *g, bool json)
 		{"errors_same_with_offload_off", g->errors_same},
 		{"errors_same_but_on_another_row", g->errors_same_other_row},
 		{"errors_only_with_offload", g->errors_offload_only},
+		{"errors_only_with_offload_random", g->errors_offload_only_random},
 		{"timeouts_only_with_offload", g->timeouts_offload_only},
 		{"errors_not_reproduced", g->errors_not_reproduced},
 		{"rerun_connection_lost", g->rerun_connection_lost},
@@ -902,6 +937,12 @@ main(int argc, char **argv)
 		{
 			g.timeouts_offload_only++;
 			detail("timeout only with offload", errs[i].query, &a, &b);
+		}
+		else if (query_is_random(errs[i].query))
+		{
+			g.errors_offload_only_random++;
+			detail("error only with offload, random query (TABLESAMPLE or a volatile function)",
+				   errs[i].query, &a, &b);
 		}
 		else
 		{
