@@ -28,4 +28,4 @@ endif
 TEST_BINS += pg-ossd-install
 TEST_SUITES += tap:tests/pg/run-regress.sh tap:tests/pg/run-isolation.sh tap:tests/pg/run-tpch.sh \
   tap:tests/pg/run-bigseg.sh tap:tests/pg/run-checksums.sh tap:tests/pg/run-slots.sh \
-  tap:tests/pg/run-pg-regress-short.sh
+  tap:tests/pg/run-pg-regress-short.sh tap:tests/pg/run-sqlsmith.sh

@@ -14,7 +14,14 @@
  * (they point into the caller's buffers), so a wait that gives up shuts
  * the socket down: libnbd then fails every command of the connection at
  * once (ENOTCONN), the waits return, and the transport reports itself
- * lost (nbd_t_lost) so that the client connects again. */
+ * lost (nbd_t_lost) so that the client connects again.
+ *
+ * An interrupted wait (a cancelled query; the drive is answering) first
+ * lets the connection's commands in flight finish, for up to DRAIN_MS:
+ * nbdkit up to 1.33.9 aborts (assertion "sock >= 0" in raw_send_socket,
+ * fixed by its commit 9d82aa4f) when a client hangs up while two of its
+ * replies are queued on parallel threads, which takes the drive down for
+ * every user.  A timed-out wait (a stalled drive) drops at once. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,6 +40,9 @@
 
 #define WAIT_SLICE_MS 100       /* longest sleep between checks */
 #define IDLE_PROBE_NS 1000000   /* idle this long: check for a lost peer */
+#define DRAIN_MS 2500           /* an interrupted wait lets commands in flight
+                                   finish this long (a slot read long-polls
+                                   for up to the drive's 2 s) */
 
 struct nbd_conn
 {
@@ -46,6 +56,7 @@ struct nbd_conn
   bool dropped;                /* a wait gave up: socket shut down */
   unsigned waiters;            /* threads inside nbd_wait */
   unsigned active;             /* threads with commands in flight */
+  unsigned in_flight;          /* commands submitted and not completed */
   uint64_t idle_since_ns;      /* when active last dropped to 0 */
 };
 
@@ -71,6 +82,8 @@ nbd_cmd_completed (void *user_data, int *error)
   struct nbd_cmd *cmd = user_data;
 
   pthread_mutex_lock (&cmd->c->lock);
+  if (!cmd->done && cmd->c->in_flight > 0)
+    cmd->c->in_flight--;
   cmd->done = true;
   cmd->error = *error;
   pthread_cond_broadcast (&cmd->c->cond);
@@ -130,7 +143,7 @@ nbd_wait (struct ossd_transport *t, struct nbd_cmd *cmds, size_t n,
           char *why, size_t whylen)
 {
   struct nbd_conn *c = t->priv;
-  uint64_t spin_end = 0, deadline = nbd_deadline (t);
+  uint64_t spin_end = 0, deadline = nbd_deadline (t), drain_end = 0;
   unsigned failed_polls = 0;
   int r = 0;
 
@@ -144,7 +157,12 @@ nbd_wait (struct ossd_transport *t, struct nbd_cmd *cmds, size_t n,
       size_t i = 0;
       while (i < n && cmds[i].done)
         i++;
-      if (i == n)
+      /* draining (see the file header): drop once nothing is in flight */
+      if (drain_end && !c->dropped
+          && (c->in_flight == 0 || ossd_mono_ns () >= drain_end
+              || (deadline && ossd_mono_ns () >= deadline)))
+        nbd_drop (c);
+      if (i == n && (!drain_end || c->dropped))
         break;
       if (r == 0)
         {
@@ -152,7 +170,10 @@ nbd_wait (struct ossd_transport *t, struct nbd_cmd *cmds, size_t n,
           if (over)
             {
               r = nbd_give_up (c, t, over, why, whylen);
-              nbd_drop (c);
+              if (over == -ECANCELED && !c->dropped)
+                drain_end = ossd_mono_ns () + (uint64_t) DRAIN_MS * 1000000;
+              else
+                nbd_drop (c);
             }
         }
       if (c->polling)
@@ -188,6 +209,7 @@ nbd_wait (struct ossd_transport *t, struct nbd_cmd *cmds, size_t n,
                   || failed_polls++ > 0)
                 {
                   /* A dead handle retired (failed) every command. */
+                  c->in_flight = 0;
                   for (size_t j = 0; j < n; j++)
                     if (!cmds[j].done)
                       {
@@ -236,11 +258,17 @@ nbd_t_batch (struct ossd_transport *t, struct ossd_io *ios, size_t n,
       int64_t cookie;
 
       cmds[i] = (struct nbd_cmd) { .c = c };
+      pthread_mutex_lock (&c->lock);
+      c->in_flight++;         /* before: it may complete at once */
+      pthread_mutex_unlock (&c->lock);
       cookie = ios[i].write
         ? nbd_aio_pwrite (c->h, ios[i].buf, ios[i].len, ios[i].off, cb, 0)
         : nbd_aio_pread (c->h, ios[i].buf, ios[i].len, ios[i].off, cb, 0);
       if (cookie == -1)
         {
+          pthread_mutex_lock (&c->lock);
+          c->in_flight--;
+          pthread_mutex_unlock (&c->lock);
           /* Never submitted: nothing will complete it. */
           ios[i].result = nbd_fail (ios[i].write ? "aio_pwrite" : "aio_pread", why, whylen);
           cmds[i].done = true;
@@ -301,9 +329,15 @@ nbd_t_flush (struct ossd_transport *t, char *why, size_t whylen)
 
   pthread_mutex_lock (&c->lock);
   c->active++;
+  c->in_flight++;
   pthread_mutex_unlock (&c->lock);
   if (nbd_aio_flush (c->h, cb, 0) == -1)
-    r = nbd_fail ("flush", why, whylen);
+    {
+      r = nbd_fail ("flush", why, whylen);
+      pthread_mutex_lock (&c->lock);
+      c->in_flight--;
+      pthread_mutex_unlock (&c->lock);
+    }
   else
     r = nbd_wait (t, &cmd, 1, why, whylen);
   pthread_mutex_lock (&c->lock);

@@ -4,7 +4,8 @@
  * handshake and then never answers a command (a drive that stalls
  * mid-call): the wait ends at opts.timeout_ms with ETIMEDOUT and a
  * message naming the drive and the timeout, and at once when the
- * interrupted hook says stop (ERR_CANCELLED / ECANCELED).  Reconnecting
+ * interrupted hook says stop (ERR_CANCELLED / ECANCELED) -- after the
+ * command in flight of a drive that does answer got its reply.  Reconnecting
  * after a restart needs a real drive: tests/integration/30-fault-drive.sh. */
 #include <endian.h>
 #include <errno.h>
@@ -30,6 +31,10 @@ struct silent_drive
   char path[128];
   char uri[200];
   int fd;
+  volatile int got_command;    /* late_server read the first command */
+  volatile int interrupted;    /* the client's hook said stop */
+  int replies_sent;            /* late_server: replies the client took */
+  int replies_refused;         /* ... and replies it had hung up on */
 };
 
 /* A listening socket nobody accepts on: connect(2) succeeds (backlog),
@@ -109,24 +114,19 @@ opt_reply (int fd, uint32_t option, uint32_t type, const void *data,
 }
 
 /* Fixed newstyle handshake: NBD_OPT_GO answered with a 1 MiB export,
- * every other option refused (NBD_REP_ERR_UNSUP); then read commands and
- * never answer them, until the client goes away. */
-static void *
-stalling_server (void *arg)
+ * every other option refused (NBD_REP_ERR_UNSUP).  0 when done. */
+static int
+server_handshake (int fd)
 {
-  struct silent_drive *d = arg;
-  int fd = accept (d->fd, NULL, NULL);
   uint64_t greet[2] = { htobe64 (0x4e42444d41474943ULL),
                         htobe64 (0x49484156454f5054ULL) };
   uint16_t hflags = htobe16 (3);
   uint32_t cflags;
-  char buf[65536];
+  char buf[4096];
 
-  if (fd < 0)
-    return NULL;
   if (write_full (fd, greet, 16) || write_full (fd, &hflags, 2)
       || read_full (fd, &cflags, 4))
-    goto out;
+    return -1;
   for (;;)
     {
       uint64_t magic;
@@ -134,11 +134,11 @@ stalling_server (void *arg)
 
       if (read_full (fd, &magic, 8) || read_full (fd, &option, 4)
           || read_full (fd, &len, 4))
-        goto out;
+        return -1;
       option = be32toh (option);
       len = be32toh (len);
       if (len > sizeof buf || (len && read_full (fd, buf, len)))
-        goto out;
+        return -1;
       if (option == 7)          /* NBD_OPT_GO */
         {
           uint8_t info[12];
@@ -148,17 +148,68 @@ stalling_server (void *arg)
           memcpy (info, &type, 2);
           memcpy (info + 2, &size, 8);
           memcpy (info + 10, &flags, 2);
-          if (opt_reply (fd, option, 3, info, sizeof info)
-              || opt_reply (fd, option, 1, NULL, 0))
-            goto out;
-          break;
+          return opt_reply (fd, option, 3, info, sizeof info)
+            || opt_reply (fd, option, 1, NULL, 0) ? -1 : 0;
         }
       if (opt_reply (fd, option, 0x80000001u, NULL, 0))
-        goto out;
+        return -1;
     }
-  while (read (fd, buf, sizeof buf) > 0)
-    ;                           /* commands: never answered */
-out:
+}
+
+/* The handshake, then read commands and never answer them, until the
+ * client goes away. */
+static void *
+stalling_server (void *arg)
+{
+  struct silent_drive *d = arg;
+  int fd = accept (d->fd, NULL, NULL);
+  char buf[65536];
+
+  if (fd < 0)
+    return NULL;
+  if (server_handshake (fd) == 0)
+    while (read (fd, buf, sizeof buf) > 0)
+      ;                         /* commands: never answered */
+  close (fd);
+  return NULL;
+}
+
+/* The handshake, then the first command is answered only after the
+ * client's interrupted hook said stop: counts whether the client still
+ * took the reply (a client that hangs up with replies queued makes
+ * nbdkit <= 1.33.9 abort). */
+static void *
+late_server (void *arg)
+{
+  struct silent_drive *d = arg;
+  int fd = accept (d->fd, NULL, NULL);
+  static char buf[1 << 17];
+  unsigned char req[28];
+
+  if (fd < 0)
+    return NULL;
+  if (server_handshake (fd) == 0 && read_full (fd, req, sizeof req) == 0)
+    {
+      uint16_t type = be16toh (*(uint16_t *) (req + 6));
+      uint32_t len = be32toh (*(uint32_t *) (req + 24));
+      uint32_t magic = htobe32 (0x67446698), error = 0;
+
+      if (type == 1 && len <= sizeof buf)   /* NBD_CMD_WRITE: its data */
+        read_full (fd, buf, len);
+      d->got_command = 1;
+      for (int i = 0; i < 500 && !d->interrupted; i++)
+        usleep (10000);
+      usleep (100000);          /* the client has had time to hang up */
+      memset (buf, 0, sizeof buf);
+      if (write_full (fd, &magic, 4) == 0 && write_full (fd, &error, 4) == 0
+          && write_full (fd, req + 8, 8) == 0
+          && (type != 0 || len > sizeof buf || write_full (fd, buf, len) == 0))
+        d->replies_sent++;
+      else
+        d->replies_refused++;
+      while (read (fd, buf, sizeof buf) > 0)
+        ;
+    }
   close (fd);
   return NULL;
 }
@@ -209,6 +260,39 @@ test_stalled_command_interrupted (void **state)
   assert_int_equal (err.status, OSSD__STATUS__ERR_CANCELLED);
   assert_int_equal (err.errnum, ECANCELED);
   assert_true (ms < 2000);
+}
+
+/* stop once the command is in flight (the server has it) */
+static int
+stop_and_tell (void *arg)
+{
+  struct silent_drive *d = arg;
+
+  if (d->got_command)
+    d->interrupted = 1;
+  return d->interrupted;
+}
+
+/* An interrupted wait on a drive that answers lets the command in flight
+ * finish before it drops the connection. */
+static void
+test_interrupted_wait_takes_reply_in_flight (void **state)
+{
+  struct silent_drive *d = *state;
+  struct ossd_connect_opts opts = { .timeout_ms = 60000,
+                                    .interrupted = stop_and_tell,
+                                    .interrupted_arg = d };
+  ossd_error err = { 0 };
+  ossd_t *o = NULL;
+  pthread_t th;
+
+  assert_int_equal (pthread_create (&th, NULL, late_server, d), 0);
+  assert_true (ossd_connect (d->uri, &opts, &o, &err) < 0);
+  pthread_join (th, NULL);
+  assert_null (o);
+  assert_int_equal (err.errnum, ECANCELED);
+  assert_int_equal (d->replies_refused, 0);
+  assert_int_equal (d->replies_sent, 1);
 }
 
 static void
@@ -278,6 +362,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_connect_refused_fails_at_once, silent_setup, silent_teardown),
     cmocka_unit_test_setup_teardown (test_stalled_command_times_out, silent_setup, silent_teardown),
     cmocka_unit_test_setup_teardown (test_stalled_command_interrupted, silent_setup, silent_teardown),
+    cmocka_unit_test_setup_teardown (test_interrupted_wait_takes_reply_in_flight, silent_setup, silent_teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

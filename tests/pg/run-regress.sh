@@ -69,6 +69,8 @@ run_suite "ossd_vacuum" "" ossd_vacuum
 run_suite "ossd_join_filter" "" ossd_join_filter
 # the defects PostgreSQL's own regression SQL found (run-pg-regress.sh)
 run_suite "ossd_pg_regress_cases" "" ossd_pg_regress_cases
+# what bench/soak/sqlsmith found (each case checked against offload off)
+run_suite "ossd_sqlsmith_cases" "" ossd_sqlsmith_cases
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
