@@ -362,7 +362,7 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
     lines = [f"TPC-H SF {a.sf} on an emulated OSSD: pg_ossd offload off / default / forced",
              f"{a.machine}",
              f"{a.rounds if rounds_done is None else f'{rounds_done} of {a.rounds}'} rounds, modes alternated"
-             f"{' (runs = 0: the time of the answer run, no timed round yet)' if rounds_done is not None else ''}; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
+             f"{' (runs = 0: the time of the answer run, no timed round yet)' if rounds_done == 0 else ''}; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
              "CPU = median seconds per run: host (cluster processes) + ossdfs | drive (nbdkit); dw1 = ossd.device_workers=1", ""]
     for w in workers:
         lines.append(f"== max_parallel_workers_per_gather = {w}")
