@@ -66,7 +66,7 @@ randq_print_schema(FILE *out, uint64_t seed)
 			"SET TimeZone = 'UTC';\n"
 			"DROP TABLE IF EXISTS rq_wide, rq_keys;\n"
 			"CREATE TABLE rq_wide (id int4, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8,\n"
-			"  fx float8, n numeric, n2 numeric(12,2), n0 numeric(38,0), nneg numeric(8,-3),\n"
+			"  fx float8, n numeric, n2 numeric(12,2), n0 numeric(39,0), nneg numeric(8,-3),\n"
 			"  nsp numeric(3,5), t text, vc varchar(20), c5 char(5), c1 char(1), b bool,\n"
 			"  d date, ts timestamp, tz timestamptz);\n"
 			"CREATE TABLE rq_keys (id int4, k2 int2, k4 int4, k8 int8, kn numeric(10,0),\n"
@@ -164,7 +164,7 @@ v_numeric(FILE *out, Rng *r)
 		"-170141183460469231731687303715884105728", "-170141183460469231731687303715884105729",
 		"9223372036854775807", "9223372036854775808", "-9223372036854775808",
 		"0.00000000000000000000000000000000000001", "1e-300", "9.99e130", "-1e100",
-		"12345678901234567890.12345678901234567890", "0.1", "100", "1e3", "99999999999999999999999999999999999999",
+		"12345678901234567890.12345678901234567890", "0.1", "100", "1e3", "999999999999999999999999999999999999999",
 	"3.14159265358979323846264338327950288419716939937510"};
 	int			p = rng_int(r, 0, 99);
 
@@ -219,9 +219,9 @@ v_numfix(FILE *out, Rng *r, int kind)
 					fprintf(out, "%d.%02d", rng_int(r, -999999999, 999999999), rng_int(r, 0, 99));
 				break;
 			}
-		case 0:				/* numeric(38,0) */
+		case 0:				/* numeric(39,0): the 128-bit edges fit */
 			{
-				static const char *sp[] = {"99999999999999999999999999999999999999",
+				static const char *sp[] = {"999999999999999999999999999999999999999",
 					"-99999999999999999999999999999999999999", "170141183460469231731687303715884105727",
 					"-170141183460469231731687303715884105728", "9223372036854775808",
 				"-9223372036854775809", "0", "1", "-1", "NaN"};

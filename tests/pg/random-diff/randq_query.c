@@ -55,6 +55,7 @@ typedef struct Gen
 	const Col  *cols;
 	int			ncols;
 	int			err_used;		/* an error-prone expression was placed */
+	int			pushonly;		/* only what the drive aggregates (ossd_upper.c) */
 } Gen;
 
 #define NELEM(a) ((int) (sizeof(a) / sizeof((a)[0])))
@@ -367,6 +368,8 @@ gen_pred(Gen *g, int depth, int simple)
 
 	if (simple || depth >= 2 || k < 5)
 		return gen_pushable(g, simple);
+	if (g->pushonly && k < 7)
+		return gen_pushable(g, 0);
 	if (k < 7)
 	{
 		int			dummy = 0;
@@ -393,7 +396,7 @@ gen_where(Gen *g, RqQuery *q)
 	Rng		   *r = &g->r;
 	int			n = rng_int(r, 0, 4);
 	int			err = 0;
-	int			with_err = !g->err_used && rng_pct(r, 20);
+	int			with_err = !g->err_used && !g->pushonly && rng_pct(r, 20);
 
 	for (int i = 0; i < n && q->nconj < RQ_MAX_PARTS - 1; i++)
 		q->conj[q->nconj++] = gen_pred(g, 0, with_err);
@@ -468,6 +471,21 @@ gen_agg(Gen *g, int *loose)
 	const Col  *c;
 
 	*loose = LOOSE_NONE;
+	if (g->pushonly)
+	{
+		/* count, sum/avg of integers and numerics and of +,-,* of numerics, min/max of ordered types */
+		static const int kinds[] = {0, 1, 2, 3, 4, 4, 11, 12, 12};
+
+		k = kinds[rng_int(r, 0, NELEM(kinds) - 1)];
+		if (k == 12)
+		{
+			static const char *mw[] = {"i2", "i4", "i8", "n2", "n0", "nneg", "nsp", "d", "ts", "tz", "t", "vc", "id"};
+			static const char *mk[] = {"k2", "k4", "k8", "kn", "kn2", "kd", "kt", "v4", "v8", "vn", "id"};
+
+			return fmt("%s(%s)", rng_pct(r, 50) ? "min" : "max",
+					   g->cols == wide_cols ? PICK(g, mw) : PICK(g, mk));
+		}
+	}
 	switch (k)
 	{
 		case 0:
@@ -545,7 +563,10 @@ gen_key(Gen *g, int *loose)
 {
 	static const char *wk[] = {"c1", "b", "c5", "vc", "nsp", "c1", "b"};
 	static const char *kk[] = {"k2", "k4", "k8", "kn", "kn2", "kc", "kt", "kb", "kd", "vf", "vu", "k2", "kc"};
-	const char *name = g->cols == wide_cols ? PICK(g, wk) : PICK(g, kk);
+	static const char *wkp[] = {"c1", "b", "c5", "vc", "nsp", "i2", "n2", "d", "nneg"};
+	static const char *kkp[] = {"k2", "k4", "k8", "kn", "kn2", "kc", "kt", "kb", "kd"};
+	const char *name = g->pushonly ? (g->cols == wide_cols ? PICK(g, wkp) : PICK(g, kkp)) :
+		(g->cols == wide_cols ? PICK(g, wk) : PICK(g, kk));
 
 	for (int i = 0; i < g->ncols; i++)
 		if (strcmp(g->cols[i].name, name) == 0)
@@ -590,6 +611,7 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 	else
 	{
 		q->grouped = 1;
+		g.pushonly = rng_pct(&g.r, 50);
 		if (kind >= 6)
 		{
 			int			nk = rng_int(&g.r, 1, 3);
@@ -604,7 +626,7 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 					dup |= strcmp(q->items[j], k->name) == 0;
 				if (dup)
 					continue;
-				if (rng_pct(&g.r, 8))
+				if (!g.pushonly && rng_pct(&g.r, 8))
 				{
 					static const char *ek[] = {"k4 % 10", "lower(kt)", "kn2 * 2", "(kb IS NULL)"};
 					static const char *ew[] = {"length(c5)", "(i4 > 0)", "lower(vc)", "c1 || ''"};
@@ -628,7 +650,7 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 				q->loose[q->nitems++] = loose;
 			}
 		}
-		if (q->nkeys > 0 && rng_pct(&g.r, 10))
+		if (q->nkeys > 0 && !g.pushonly && rng_pct(&g.r, 10))
 			q->having = fmt("count(*) > %d", rng_int(&g.r, 1, 50));
 	}
 	gen_where(&g, q);
