@@ -8,7 +8,8 @@
  *            scales (negative scale, scale > precision), empty strings,
  *            LIKE metacharacters, non-ASCII text, compressed and external
  *            TOAST values, dates and timestamps at their limits;
- *   rq_keys  narrow rows with few distinct values per column, for GROUP BY.
+ *   rq_keys  narrow rows with few distinct values per column, for GROUP BY,
+ *            with a dropped column and columns added with defaults.
  * Float columns that aggregates sum (f4, f8, vf) hold only multiples of
  * 1/4 or 1/8 small enough that every partial sum is exact, so that the sum
  * does not depend on row order (README, Tests); fx holds the extremes.
@@ -71,7 +72,7 @@ randq_print_schema(FILE *out, uint64_t seed)
 			"  d date, ts timestamp, tz timestamptz);\n"
 			"CREATE TABLE rq_keys (id int4, k2 int2, k4 int4, k8 int8, kn numeric(10,0),\n"
 			"  kn2 numeric(8,2), kc char(1), kt text, kb bool, kd date, v4 int4, v8 int8,\n"
-			"  vn numeric(15,3), vf float8, vu numeric);\n", seed);
+			"  vn numeric(15,3), vf float8, vu numeric, dropme text);\n", seed);
 }
 
 static void
@@ -391,6 +392,17 @@ randq_print_data(FILE *out, uint64_t seed)
 		static const char *kts[] = {"", "a", "b", "ab", "é", "日本", "a%", "x_y", "\\", "Z", "zz", "abc"};
 		static const char *kcs[] = {"A", "N", "R", "é", " "};
 
+		/*
+		 * Half the rows before the ALTER TABLE, half after: in the first
+		 * half ka..kw are the catalog's defaults (attmissingval), and the
+		 * dropped column is still in the tuples.
+		 */
+		if (id == KEYS_ROWS / 2 + 1)
+			fputs("\\.\n"
+				  "ALTER TABLE rq_keys DROP COLUMN dropme, ADD COLUMN ka int4 DEFAULT 7,\n"
+				  "  ADD COLUMN kx text DEFAULT 'dflt', ADD COLUMN ky numeric(8,2) DEFAULT 2.50,\n"
+				  "  ADD COLUMN kz float8 DEFAULT '-0', ADD COLUMN kw date DEFAULT 'infinity';\n"
+				  "COPY rq_keys FROM STDIN;\n", out);
 		fprintf(out, "%d", id);
 		SEP; rng_pct(&r, 5) ? fputs(NUL, out) : fprintf(out, "%d", rng_int(&r, -3, 20));
 		SEP; rng_pct(&r, 5) ? fputs(NUL, out) : fprintf(out, "%d", rng_int(&r, 0, 200));
@@ -406,7 +418,28 @@ randq_print_data(FILE *out, uint64_t seed)
 		SEP; rng_pct(&r, 5) ? fputs(NUL, out) : fprintf(out, "%d.%03d", rng_int(&r, -999999, 999999), rng_int(&r, 0, 999));
 		SEP; v_float_exact(out, &r, 8, 100000);
 		SEP; v_numeric(out, &r);
+		if (id <= KEYS_ROWS / 2)
+		{
+			SEP; fputs("dropped", out);
+		}
+		else
+		{
+			SEP; rng_pct(&r, 30) ? fputs(NUL, out) : fprintf(out, "%d", rng_int(&r, 0, 9));
+			SEP; rng_pct(&r, 30) ? (void) fputs(NUL, out) : put_text(out, PICK(&r, kts));
+			SEP; rng_pct(&r, 30) ? fputs(NUL, out) : fprintf(out, "%d.%d", rng_int(&r, -3, 3), rng_int(&r, 0, 9) * 25 % 100);
+			SEP; v_float_exact(out, &r, 8, 1000);
+			SEP; rng_pct(&r, 30) ? fputs(NUL, out) : fprintf(out, "2021-02-%02d", rng_int(&r, 1, 28));
+		}
 		fputc('\n', out);
 	}
-	fputs("\\.\nVACUUM (FREEZE, ANALYZE) rq_wide;\nVACUUM (FREEZE, ANALYZE) rq_keys;\nCHECKPOINT;\n", out);
+
+	/*
+	 * Frozen, so that the drive scans the blocks; then a few rows updated
+	 * in place: their pages are no longer all-visible and the host scans
+	 * them, so that most queries merge the drive's answer with the host's.
+	 */
+	fputs("\\.\nVACUUM (FREEZE, ANALYZE) rq_wide;\nVACUUM (FREEZE, ANALYZE) rq_keys;\n"
+		  "UPDATE rq_wide SET i2 = i2 WHERE id % 613 = 0;\n"
+		  "UPDATE rq_keys SET k2 = k2 WHERE id % 997 = 0;\n"
+		  "CHECKPOINT;\n", out);
 }

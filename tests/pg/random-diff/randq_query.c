@@ -11,7 +11,9 @@
  * float sums, HAVING, expression keys).
  *
  * Errors.  A query holds at most one expression that can raise an error
- * (overflow, division by zero, out of range), and of one kind only, so
+ * (overflow, division by zero, out of range), and of one kind only (so
+ * no numeric-to-integer casts of columns holding NaN, no float products
+ * that can both overflow and underflow), so
  * that every mode must raise the same one whatever the row order.  In the
  * WHERE clause it is the last conjunct, after conjuncts that each cost one
  * operator: PostgreSQL evaluates a scan's quals cheapest first, keeping
@@ -46,7 +48,8 @@ static const Col wide_cols[] = {
 static const Col keys_cols[] = {
 	{"id", T_I4}, {"k2", T_I2}, {"k4", T_I4}, {"k8", T_I8}, {"kn", T_NUMFIX}, {"kn2", T_NUMFIX},
 	{"kc", T_C1}, {"kt", T_TEXT}, {"kb", T_BOOL}, {"kd", T_DATE}, {"v4", T_I4}, {"v8", T_I8},
-	{"vn", T_NUMFIX}, {"vf", T_F8}, {"vu", T_NUM}
+	{"vn", T_NUMFIX}, {"vf", T_F8}, {"vu", T_NUM}, {"ka", T_I4}, {"kx", T_TEXT}, {"ky", T_NUMFIX},
+	{"kz", T_F8}, {"kw", T_DATE}
 };
 
 typedef struct Gen
@@ -338,9 +341,9 @@ gen_refused(Gen *g, int allow_err, int *err)
 	};
 	static const char *err_w[] = {
 		"i4 + 1 > 0", "i4 * 2 < 7", "i8 - 1 < 0", "i8 * 3 > 5", "-i2 > 0", "abs(i4) > 5",
-		"i2 * 2 > 10", "fx * 1e10 > 1", "fx * fx > 1", "n2 / i2 > 1", "i8::int4 > 0", "i4::int2 > 0",
+		"i2 * 2 > 10", "fx * 1e10 > 1", "fx / 2 > 1", "n2 / i2 > 1", "i8::int4 > 0", "i4::int2 > 0",
 		"f8::int4 > 3", "fx::int8 > 0", "d + 1 > '2000-01-01'", "ts + interval '1 day' > '2000-01-01'",
-		"1 / i4 = 0", "n0::int8 > 0", "n2 / n2 = 1"
+		"1 / i4 = 0", "n2 / n2 = 1"
 	};
 	static const char *safe_k[] = {
 		"length(kt) > 1", "k4 % 7 = 3", "kn2 * 2 > 1", "v8::numeric > 0", "vf * 2 > 1", "kt ILIKE 'A%'",
@@ -433,9 +436,9 @@ gen_proj(Gen *g)
 		"abs(n)", "trunc(n, 3)", "n::text", "sign(fx)", "vc || c1", "b AND i4 > 0", "NOT b"
 	};
 	static const char *err_w[] = {
-		"i4 + 1", "i4 * 2", "i8 - 1", "i8 * 3", "-i2", "abs(i4)", "i2 * 2", "fx * 1e10", "fx * fx",
+		"i4 + 1", "i4 * 2", "i8 - 1", "i8 * 3", "-i2", "abs(i4)", "i2 * 2", "fx * 1e10",
 		"n2 / i2", "i8::int4", "i4::int2", "f8::int4", "fx::int8", "d + 1", "ts + interval '1 day'",
-		"1 / i4", "n0::int8", "fx / 2", "fx::float4", "n::int8"
+		"1 / i4", "fx / 2", "i2 * i2", "nneg::int2"
 	};
 	Rng		   *r = &g->r;
 
@@ -480,7 +483,8 @@ gen_agg(Gen *g, int *loose)
 		if (k == 12)
 		{
 			static const char *mw[] = {"i2", "i4", "i8", "n2", "n0", "nneg", "nsp", "d", "ts", "tz", "t", "vc", "id"};
-			static const char *mk[] = {"k2", "k4", "k8", "kn", "kn2", "kd", "kt", "v4", "v8", "vn", "id"};
+			static const char *mk[] = {"k2", "k4", "k8", "kn", "kn2", "kd", "kt", "v4", "v8", "vn", "id",
+			"ka", "kx", "ky", "kw"};
 
 			return fmt("%s(%s)", rng_pct(r, 50) ? "min" : "max",
 					   g->cols == wide_cols ? PICK(g, mw) : PICK(g, mk));
@@ -536,7 +540,7 @@ gen_agg(Gen *g, int *loose)
 			if (!g->err_used && rng_pct(r, 50))
 			{
 				static const char *ew[] = {"sum(i8 + 1)", "sum(i4 * 2)", "sum(n2 / i2)", "avg(i8 * 2)",
-				"max(i4 + 1)", "min(-i2)", "sum(fx * 1e10)", "count(1 / i4)"};
+				"max(i4 + 1)", "min(-i2)", "count(fx * 1e10)", "count(1 / i4)"};
 				static const char *ek[] = {"sum(v8 * 2)", "sum(vn / k2)", "max(v4 + 1)", "avg(v4 * 3)"};
 
 				g->err_used = 1;
@@ -562,9 +566,10 @@ static const Col *
 gen_key(Gen *g, int *loose)
 {
 	static const char *wk[] = {"c1", "b", "c5", "vc", "nsp", "c1", "b"};
-	static const char *kk[] = {"k2", "k4", "k8", "kn", "kn2", "kc", "kt", "kb", "kd", "vf", "vu", "k2", "kc"};
+	static const char *kk[] = {"k2", "k4", "k8", "kn", "kn2", "kc", "kt", "kb", "kd", "vf", "vu", "k2", "kc",
+	"kz", "ka", "kx"};
 	static const char *wkp[] = {"c1", "b", "c5", "vc", "nsp", "i2", "n2", "d", "nneg"};
-	static const char *kkp[] = {"k2", "k4", "k8", "kn", "kn2", "kc", "kt", "kb", "kd"};
+	static const char *kkp[] = {"k2", "k4", "k8", "kn", "kn2", "kc", "kt", "kb", "kd", "ka", "kx", "ky", "kw"};
 	const char *name = g->pushonly ? (g->cols == wide_cols ? PICK(g, wkp) : PICK(g, kkp)) :
 		(g->cols == wide_cols ? PICK(g, wk) : PICK(g, kk));
 
