@@ -490,13 +490,43 @@ gen_opexpr(QGen *g, Oid opno, Oid inputcollid, Expr *le, Expr *re,
 	}
 }
 
-/* AND (is_and) / OR over args, with a "saw null" flag on the stack */
+/*
+ * AND (is_and) / OR over args.
+ *
+ * Once an argument of an AND is NULL the result can only be FALSE or NULL;
+ * if NULL goes where FALSE goes (Ln == Lf, as in a WHERE clause) the NULL
+ * argument jumps there at once, and if NULL goes where TRUE goes (Ln ==
+ * Lt, under NOT) a NULL argument is passed over like a TRUE one.  OR is
+ * the same with TRUE and FALSE swapped.  Only when NULL has a label of its
+ * own is a "saw NULL" flag kept on the stack: such flags multiply the
+ * states the verifier must explore (each flag doubles them), and a WHERE
+ * clause of ten IN lists was rejected as too complex with one flag each.
+ */
 static bool
 gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 {
-	int			slot = stack_alloc(g);
+	int			Lshort = is_and ? Lf : Lt;	/* decided by one argument */
+	int			Lpass = is_and ? Lt : Lf;	/* every argument passed over */
+	int			slot;
 	ListCell   *lc;
 
+	if (Ln == Lshort || Ln == Lpass)
+	{
+		foreach(lc, args)
+		{
+			int			Lnext = label_new(g);
+			int			Lnull = Ln == Lshort ? Lshort : Lnext;
+
+			if (!(is_and ? gen_bool(g, lfirst(lc), Lnext, Lf, Lnull)
+				  : gen_bool(g, lfirst(lc), Lt, Lnext, Lnull)))
+				return false;
+			label_place(g, Lnext);
+		}
+		jmp(g, Lpass);
+		return true;
+	}
+
+	slot = stack_alloc(g);
 	if (slot == 0)
 	{
 		g->why = "expression too deep";
@@ -732,6 +762,28 @@ qgen_finish(QGen *g, OssdProgram *out, char **why)
 	if (g->rodata.len)
 		memcpy(VARDATA(img) + sizeof(hdr) + g->ninsns * sizeof(struct ossd_insn),
 			   g->rodata.data, g->rodata.len);
+
+	/*
+	 * The drive runs only what its verifier accepts; a kernel it would
+	 * reject (too many paths to explore, say) fails the whole scan there.
+	 * The same verifier runs here first, so that such a qual stays on the
+	 * host instead.
+	 */
+	{
+		struct ossd_prog *prog = NULL;
+		char		log[512];
+
+		log[0] = '\0';
+		if (ossd_prog_load(VARDATA(img), len, &prog, log, sizeof(log)) < 0 ||
+			ossd_prog_verify(prog, log, sizeof(log)) < 0)
+		{
+			if (prog)
+				ossd_prog_free(prog);
+			*why = psprintf("kernel rejected by the verifier: %s", log);
+			return false;
+		}
+		ossd_prog_free(prog);
+	}
 
 	out->image = img;
 	out->ninsns = g->ninsns;

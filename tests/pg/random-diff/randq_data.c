@@ -1,7 +1,7 @@
 /*
  * randq_data.c - the schema of the random differential test and its rows.
  *
- * Two tables on the ossd tablespace, every value a function of the seed:
+ * Three tables on the ossd tablespace, every value a function of the seed:
  *   rq_wide  one column of every type pg_ossd pushes down, with NULLs,
  *            NaN, +-Infinity, -0, the integer limits, numerics at the
  *            edges of the drive's 128-bit range and of PostgreSQL's
@@ -9,7 +9,9 @@
  *            LIKE metacharacters, non-ASCII text, compressed and external
  *            TOAST values, dates and timestamps at their limits;
  *   rq_keys  narrow rows with few distinct values per column, for GROUP BY,
- *            with a dropped column and columns added with defaults.
+ *            with a dropped column and columns added with defaults;
+ *   rq_part  the rows of rq_keys in four partitions (by k4, NULLs in the
+ *            default one): Parallel Append runs OssdScans in workers.
  * Float columns that aggregates sum (f4, f8, vf) hold only multiples of
  * 1/4 or 1/8 small enough that every partial sum is exact, so that the sum
  * does not depend on row order (README, Tests); fx holds the extremes.
@@ -65,14 +67,22 @@ randq_print_schema(FILE *out, uint64_t seed)
 			"-- ossd-randq schema, seed %" PRIu64 "\n"
 			"SET default_tablespace = ossd;\n"
 			"SET TimeZone = 'UTC';\n"
-			"DROP TABLE IF EXISTS rq_wide, rq_keys;\n"
+			"DROP TABLE IF EXISTS rq_wide, rq_keys, rq_part;\n"
 			"CREATE TABLE rq_wide (id int4, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8,\n"
 			"  fx float8, n numeric, n2 numeric(12,2), n0 numeric(39,0), nneg numeric(8,-3),\n"
 			"  nsp numeric(3,5), t text, vc varchar(20), c5 char(5), c1 char(1), b bool,\n"
 			"  d date, ts timestamp, tz timestamptz);\n"
 			"CREATE TABLE rq_keys (id int4, k2 int2, k4 int4, k8 int8, kn numeric(10,0),\n"
 			"  kn2 numeric(8,2), kc char(1), kt text, kb bool, kd date, v4 int4, v8 int8,\n"
-			"  vn numeric(15,3), vf float8, vu numeric, dropme text);\n", seed);
+			"  vn numeric(15,3), vf float8, vu numeric, dropme text);\n"
+			"CREATE TABLE rq_part (id int4, k2 int2, k4 int4, k8 int8, kn numeric(10,0),\n"
+			"  kn2 numeric(8,2), kc char(1), kt text, kb bool, kd date, v4 int4, v8 int8,\n"
+			"  vn numeric(15,3), vf float8, vu numeric, ka int4, kx text, ky numeric(8,2),\n"
+			"  kz float8, kw date) PARTITION BY RANGE (k4);\n"
+			"CREATE TABLE rq_part_lo PARTITION OF rq_part FOR VALUES FROM (MINVALUE) TO (60);\n"
+			"CREATE TABLE rq_part_mid PARTITION OF rq_part FOR VALUES FROM (60) TO (130);\n"
+			"CREATE TABLE rq_part_hi PARTITION OF rq_part FOR VALUES FROM (130) TO (MAXVALUE);\n"
+			"CREATE TABLE rq_part_null PARTITION OF rq_part DEFAULT;\n", seed);
 }
 
 static void
@@ -438,8 +448,11 @@ randq_print_data(FILE *out, uint64_t seed)
 	 * in place: their pages are no longer all-visible and the host scans
 	 * them, so that most queries merge the drive's answer with the host's.
 	 */
-	fputs("\\.\nVACUUM (FREEZE, ANALYZE) rq_wide;\nVACUUM (FREEZE, ANALYZE) rq_keys;\n"
+	fputs("\\.\nINSERT INTO rq_part SELECT * FROM rq_keys;\n"
+		  "VACUUM (FREEZE, ANALYZE) rq_wide;\nVACUUM (FREEZE, ANALYZE) rq_keys;\n"
+		  "VACUUM (FREEZE, ANALYZE) rq_part;\n"
 		  "UPDATE rq_wide SET i2 = i2 WHERE id % 613 = 0;\n"
 		  "UPDATE rq_keys SET k2 = k2 WHERE id % 997 = 0;\n"
+		  "UPDATE rq_part SET k2 = k2 WHERE id % 991 = 0;\n"
 		  "CHECKPOINT;\n", out);
 }

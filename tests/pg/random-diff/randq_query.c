@@ -591,7 +591,8 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 	memset(q, 0, sizeof(*q));
 	memset(&g, 0, sizeof(g));
 	rng_seed(&g.r, seed, 1000003ULL + (uint64_t) index);
-	if (rng_pct(&g.r, 55))
+	kind = rng_int(&g.r, 0, 99);
+	if (kind < 50)
 	{
 		g.cols = wide_cols;
 		g.ncols = NELEM(wide_cols);
@@ -601,7 +602,7 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 	{
 		g.cols = keys_cols;
 		g.ncols = NELEM(keys_cols);
-		q->table = "rq_keys";
+		q->table = kind < 80 ? "rq_keys" : "rq_part";
 	}
 	kind = rng_int(&g.r, 0, 9);
 	/* the select list first: its error-prone expression, if any, wins */

@@ -341,6 +341,14 @@ shrink(RqQuery *q, int m)
 			else
 				q->having = h;
 		}
+		if (q->ordered && !q->limit)
+		{
+			q->ordered = 0;
+			if (pair_differs(q, m))
+				changed = 1;
+			else
+				q->ordered = 1;
+		}
 		if (q->limit)
 		{
 			int			l = q->limit;
@@ -400,6 +408,7 @@ write_repro(const char *dir, uint64_t seed, int index, int m, const char *orig, 
 	fprintf(f, "EXPLAIN (VERBOSE, COSTS OFF) %s;\n%s;\n", min, min);
 	fclose(f);
 	printf("# reproducer: %s\n", path);
+	fflush(stdout);
 }
 
 static void
@@ -490,6 +499,7 @@ run_queries(uint64_t seed, int first, int n, const char *outdir, int max_diffs, 
 				shrink(&mq, m);
 				min = randq_query_sql(&mq);
 				printf("# shrunk: %s\n", min);
+				fflush(stdout);
 				write_repro(outdir, seed, i, m, sql, min);
 				free(min);
 			}
