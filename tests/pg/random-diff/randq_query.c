@@ -59,6 +59,7 @@ typedef struct Gen
 	int			ncols;
 	int			err_used;		/* an error-prone expression was placed */
 	int			pushonly;		/* only what the drive aggregates (ossd_upper.c) */
+	int			maxdepth;		/* of AND/OR/NOT nesting */
 } Gen;
 
 #define NELEM(a) ((int) (sizeof(a) / sizeof((a)[0])))
@@ -306,8 +307,8 @@ gen_pushable(Gen *g, int simple)
 					   rng_pct(r, 15) ? "SYMMETRIC " : "", const_for(g, c->ty), const_for(g, c->ty));
 		default:
 			{
-				int			n = rng_int(r, 1, 6);
-				char		buf[4096] = "";
+				int			n = rng_pct(r, 10) ? rng_int(r, 7, 40) : rng_int(r, 1, 6);
+				char		buf[8192] = "";
 
 				c = col_of(g, not_bool);
 				for (int i = 0; i < n; i++)
@@ -369,7 +370,7 @@ gen_pred(Gen *g, int depth, int simple)
 	Rng		   *r = &g->r;
 	int			k = rng_int(r, 0, 9);
 
-	if (simple || depth >= 2 || k < 5)
+	if (simple || depth >= g->maxdepth || k < 5)
 		return gen_pushable(g, simple);
 	if (g->pushonly && k < 7)
 		return gen_pushable(g, 0);
@@ -380,7 +381,14 @@ gen_pred(Gen *g, int depth, int simple)
 		return gen_refused(g, 0, &dummy);
 	}
 	if (k == 7)
-		return fmt("NOT (%s)", gen_pred(g, depth + 1, 0));
+	{
+		static const char *bt[] = {"IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE", "IS UNKNOWN",
+		"IS NOT UNKNOWN"};
+
+		if (rng_pct(r, 50))
+			return fmt("NOT (%s)", gen_pred(g, depth + 1, 0));
+		return fmt("(%s) %s", gen_pred(g, depth + 1, 0), PICK(g, bt));
+	}
 	{
 		int			n = rng_int(r, 2, 3);
 		const char *op = rng_pct(r, 50) ? " AND " : " OR ";
@@ -397,7 +405,7 @@ static void
 gen_where(Gen *g, RqQuery *q)
 {
 	Rng		   *r = &g->r;
-	int			n = rng_int(r, 0, 4);
+	int			n = rng_pct(r, 15) ? rng_int(r, 5, 10) : rng_int(r, 0, 4);
 	int			err = 0;
 	int			with_err = !g->err_used && !g->pushonly && rng_pct(r, 20);
 
@@ -591,6 +599,7 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 	memset(q, 0, sizeof(*q));
 	memset(&g, 0, sizeof(g));
 	rng_seed(&g.r, seed, 1000003ULL + (uint64_t) index);
+	g.maxdepth = rng_pct(&g.r, 20) ? 4 : 2;
 	kind = rng_int(&g.r, 0, 99);
 	if (kind < 50)
 	{
