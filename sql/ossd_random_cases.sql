@@ -97,3 +97,5 @@ SELECT count(*) FROM rc_nulls WHERE (i2 IN (1, 2) AND b) IS UNKNOWN;
 SELECT count(*) FROM rc_nulls WHERE (i2 IN (1, NULL) OR NOT b) IS NOT UNKNOWN;
 RESET ossd.enabled;
 RESET ossd.force_offload;
+
+DROP TABLE rc_nulls;

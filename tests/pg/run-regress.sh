@@ -57,6 +57,8 @@ run_suite "ossd_planner" "" ossd_planner
 
 run_suite "ossd_collate" "" ossd_collate
 run_suite "ossd_vacuum" "" ossd_vacuum
+# defects found by the random differential test (run-random-diff.sh)
+run_suite "ossd_random_cases" "" ossd_random_cases
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
