@@ -68,16 +68,17 @@ for seed in "${seeds[@]}"; do
   echo "${sum:-# seed $seed: no summary (see $log)}"
   num () { echo "$json" | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p"; }
   nq=$(num queries) noff=$(num offloaded) ncmp=$(num compared) ndiff=$(num differences)
+  nscan=$(num drive_scans)
   if [ -z "$json" ] || [ "$rc" -eq 2 ]; then
     tap_not_ok "seed $seed: queries ran" "$(tail -3 "$log")"
     continue
   fi
   total_q=$((total_q + nq)) total_off=$((total_off + noff))
   total_cmp=$((total_cmp + ncmp)) total_diff=$((total_diff + ndiff))
-  if [ "$noff" -gt 0 ]; then
-    tap_ok "seed $seed: $noff of $nq queries offloaded (OssdScan)"
+  if [ "$noff" -gt 0 ] && [ "${nscan:-0}" -gt 0 ]; then
+    tap_ok "seed $seed: $noff of $nq queries offloaded (OssdScan), $nscan scans on the drive"
   else
-    tap_not_ok "seed $seed: queries offloaded" "none of $nq shows an OssdScan"
+    tap_not_ok "seed $seed: queries offloaded" "$noff of $nq show an OssdScan, ${nscan:-no} scans on the drive"
   fi
   if [ "$rc" -eq 0 ] && [ "$ndiff" -eq 0 ]; then
     tap_ok "seed $seed: $ncmp result sets compared, 0 differences"

@@ -66,6 +66,7 @@ typedef struct Stats
 	int			ref_errors;
 	int			diffs;
 	int			crashes;
+	long long	drive_scans;	/* the drives' "scans" counter, run's delta */
 } Stats;
 
 static const char *conninfo;
@@ -449,13 +450,29 @@ explain_counts(const char *sql, Stats *st)
 	free(ex);
 }
 
+/* the drives' count of scans run (ossd_device_stats), or -1 */
+static long long
+drive_scans(void)
+{
+	PGresult   *res = PQexec(conns[0], "SELECT sum(value)::int8 FROM ossd_device_stats() WHERE name = 'scans'");
+	long long	n = -1;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+		n = atoll(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return n;
+}
+
 static int
 run_queries(uint64_t seed, int first, int n, const char *outdir, int max_diffs, int progress, Stats *st)
 {
 	Result		res[NMODES];
 
+	long long	scans0;
+
 	if (reconnect_all() != 0)
 		return 2;
+	scans0 = drive_scans();
 	for (int i = first; i < first + n; i++)
 	{
 		RqQuery		q;
@@ -519,6 +536,7 @@ run_queries(uint64_t seed, int first, int n, const char *outdir, int max_diffs, 
 			break;
 		}
 	}
+	st->drive_scans = scans0 < 0 ? -1 : drive_scans() - scans0;
 	return st->diffs ? 1 : 0;
 }
 
@@ -671,14 +689,14 @@ main(int argc, char **argv)
 		return 0;
 	rc = run_queries(seed, first, nq, outdir, max_diffs, progress, &st);
 	printf("# seed %" PRIu64 ": %d queries, %d offloaded (OssdScan in EXPLAIN; %d with a device filter, "
-		   "%d with device aggregation), %d result sets compared, %d errors in the reference, "
-		   "%d differences (%d crashes)\n", seed, st.queries, st.offloaded, st.device_filter, st.device_agg,
-		   st.compared, st.ref_errors, st.diffs, st.crashes);
+		   "%d with device aggregation), %lld scans on the drive, %d result sets compared, "
+		   "%d errors in the reference, %d differences (%d crashes)\n", seed, st.queries, st.offloaded,
+		   st.device_filter, st.device_agg, st.drive_scans, st.compared, st.ref_errors, st.diffs, st.crashes);
 	if (json)
 		printf("{\"seed\": %" PRIu64 ", \"queries\": %d, \"offloaded\": %d, \"device_filter\": %d, "
-			   "\"device_agg\": %d, \"compared\": %d, \"ref_errors\": %d, \"differences\": %d, "
-			   "\"crashes\": %d}\n", seed, st.queries, st.offloaded, st.device_filter, st.device_agg,
-			   st.compared, st.ref_errors, st.diffs, st.crashes);
+			   "\"device_agg\": %d, \"drive_scans\": %lld, \"compared\": %d, \"ref_errors\": %d, "
+			   "\"differences\": %d, \"crashes\": %d}\n", seed, st.queries, st.offloaded, st.device_filter,
+			   st.device_agg, st.drive_scans, st.compared, st.ref_errors, st.diffs, st.crashes);
 	for (int m = 0; m < NMODES; m++)
 		if (conns[m])
 			PQfinish(conns[m]);
