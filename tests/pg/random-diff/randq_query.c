@@ -558,9 +558,13 @@ gen_agg(Gen *g, int *loose)
 		case 10:
 			{
 				static const char *w[] = {"min(length(t))", "max(upper(vc))", "count(n2 * 2)", "sum(i2::int4)",
-				"avg(i4::int8)", "max(d)", "min(ts)", "max(tz)", "min(t)", "max(c5)", "min(vc)"};
+					"avg(i4::int8)", "max(d)", "min(ts)", "max(tz)", "min(t)", "max(c5)", "min(vc)",
+					"count(DISTINCT c1)", "sum(i4) FILTER (WHERE b)", "max(t) FILTER (WHERE i4 > 0)",
+				"avg(n2 ORDER BY id)", "count(*) FILTER (WHERE n2 IS NULL)", "sum(DISTINCT i2)"};
 				static const char *kk[] = {"min(kt)", "max(kd)", "sum(vn * kn2)", "avg(kn2 + kn)", "max(kt)",
-				"min(kc)", "sum(v4)", "avg(v8)", "count(vu)", "sum(vu)", "avg(vf)", "sum(vf)"};
+					"min(kc)", "sum(v4)", "avg(v8)", "count(vu)", "sum(vu)", "avg(vf)", "sum(vf)",
+					"count(DISTINCT kc)", "sum(v8) FILTER (WHERE kb)", "avg(vn) FILTER (WHERE k2 > 3)",
+				"min(kx) FILTER (WHERE ka = 7)", "sum(DISTINCT kn2)"};
 
 				return fmt("%s", g->cols == wide_cols ? PICK(g, w) : PICK(g, kk));
 			}
