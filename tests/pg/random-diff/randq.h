@@ -59,6 +59,7 @@ typedef struct RqQuery
 	int			ordered;		/* ORDER BY every output column */
 	char	   *orderdir[RQ_MAX_PARTS];
 	int			limit;			/* 0: none */
+	int			wrap_limit;		/* >0: SELECT count(*) FROM (query LIMIT n) s */
 	int			skip_item[RQ_MAX_PARTS];	/* shrinking: parts left out */
 	int			skip_conj[RQ_MAX_PARTS];
 } RqQuery;

@@ -623,6 +623,18 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 	{
 		int			n = rng_int(&g.r, 1, 5);
 
+		/*
+		 * count(*) over a LIMIT without ORDER BY: which rows the scan
+		 * stops after differs, the count must not (the drive's stream is
+		 * cut short).  Which rows are read decides whether an error is
+		 * raised: none here.
+		 */
+		if (rng_pct(&g.r, 15))
+		{
+			q->wrap_limit = rng_int(&g.r, 1, 3000);
+			g.err_used = 1;
+		}
+
 		q->items[q->nitems++] = fmt("id");
 		for (int i = 0; i < n; i++)
 			q->items[q->nitems++] = gen_proj(&g);
@@ -673,7 +685,7 @@ randq_make_query(RqQuery *q, uint64_t seed, int index)
 			q->having = fmt("count(*) > %d", rng_int(&g.r, 1, 50));
 	}
 	gen_where(&g, q);
-	if (rng_pct(&g.r, 45))
+	if (!q->wrap_limit && rng_pct(&g.r, 45))
 	{
 		q->ordered = 1;
 		for (int i = 0; i < q->nitems; i++)
@@ -743,6 +755,8 @@ randq_query_sql(const RqQuery *q)
 		if (q->limit)
 			s = fmt("%s LIMIT %d", s, q->limit);
 	}
+	if (q->wrap_limit)
+		s = fmt("SELECT count(*) FROM (%s LIMIT %d) s", s, q->wrap_limit);
 	return s;
 }
 
