@@ -532,29 +532,37 @@ gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 		g->why = "expression too deep";
 		return false;
 	}
-	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 0));
-	foreach(lc, args)
-	{
-		int			Lnext = label_new(g);
-		int			Lsetnull = label_new(g);
 
-		if (is_and)
+	/*
+	 * Every way out of here leaves the flag 0 again (the short-circuit
+	 * through Lreset), so that the states after this AND/OR are the same
+	 * whatever it saw: a flag the verifier still saw as 0 or 1 later on
+	 * would double the paths it explores after every such AND/OR.
+	 */
+	{
+		int			Lreset = label_new(g);
+
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 0));
+		foreach(lc, args)
 		{
-			if (!gen_bool(g, lfirst(lc), Lnext, Lf, Lsetnull))
+			int			Lnext = label_new(g);
+			int			Lsetnull = label_new(g);
+
+			if (!(is_and ? gen_bool(g, lfirst(lc), Lnext, Lreset, Lsetnull)
+				  : gen_bool(g, lfirst(lc), Lreset, Lnext, Lsetnull)))
 				return false;
+			label_place(g, Lsetnull);
+			emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 1));
+			label_place(g, Lnext);
 		}
-		else
-		{
-			if (!gen_bool(g, lfirst(lc), Lt, Lnext, Lsetnull))
-				return false;
-		}
-		label_place(g, Lsetnull);
-		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 1));
-		label_place(g, Lnext);
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R10, slot));
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 0));
+		emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
+		jmp(g, Lpass);
+		label_place(g, Lreset);
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_DW, OSSD_R10, slot, 0));
+		jmp(g, Lshort);
 	}
-	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R10, slot));
-	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
-	jmp(g, is_and ? Lt : Lf);
 	return true;
 }
 

@@ -7,7 +7,7 @@
 # with offload off and forced to the drive (JIT, interpreter, each without
 # and with parallel workers), comparing every answer with offload off's.
 #   tests/pg/run-random-diff.sh [--seed S]... [--queries N]
-# Defaults: seed 1, 200 queries (make test); a long run is
+# Defaults: seed 1, 150 queries (make test); a long run is
 # e.g. `--queries 20000 --seed 7`.  Differences are printed (seed, query,
 # both answers) and written, shrunk, as reproducers under
 # build/test-logs/random-diff/.
@@ -17,7 +17,7 @@ source "$top/tests/harness/tap.sh"
 source "$top/tests/pg/pg-env.bash"
 randq=$top/build/tests/ossd-randq
 seeds=()
-queries=${RANDQ_QUERIES:-200}
+queries=${RANDQ_QUERIES:-150}
 while [ $# -gt 0 ]; do
   case $1 in
     --seed) seeds+=("$2"); shift 2 ;;
