@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --seed) seeds+=("$2"); shift 2 ;;
     --queries) queries=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-random-diff.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
