@@ -439,14 +439,14 @@ gen_proj(Gen *g)
 		"CASE WHEN i4 > 0 THEN 'pos' WHEN i4 < 0 THEN 'neg' ELSE 'zero' END", "nsp * 1000",
 		"nneg / 1000", "n::float8", "fx::numeric", "f8::text", "i8::text", "i8 % 3", "i4 / 2",
 		"greatest(i2, i4)", "nullif(t, '')", "d IS NULL", "(i4 > 5)", "i4 BETWEEN 1 AND 10",
-		"left(t, 8)", "n2 - n0", "n * 2", "n0 * n0", "f4::float8", "fx / 3", "t LIKE '%a%'",
-		"c5 = 'ab'", "length(c5)", "i8::numeric / 7", "n2 / 3", "to_char(d, 'YYYY-MM-DD')", "extract(year from ts)",
+		"left(t, 8)", "n2 - n0", "n * 2", "n0 * n0", "f4::float8", "fx * 1", "t LIKE '%a%'",
+		"c5 = 'ab'", "length(c5)", "i8::numeric / 7", "n2 / 3", "extract(year from ts)",
 		"abs(n)", "trunc(n, 3)", "n::text", "sign(fx)", "vc || c1", "b AND i4 > 0", "NOT b"
 	};
 	static const char *err_w[] = {
 		"i4 + 1", "i4 * 2", "i8 - 1", "i8 * 3", "-i2", "abs(i4)", "i2 * 2", "fx * 1e10",
 		"n2 / i2", "i8::int4", "i4::int2", "f8::int4", "fx::int8", "d + 1", "ts + interval '1 day'",
-		"1 / i4", "fx / 2", "i2 * i2", "nneg::int2"
+		"1 / i4", "fx / 2", "i2 * i2", "nneg::int2", "fx / 3", "to_char(d, 'YYYY-MM-DD')"
 	};
 	Rng		   *r = &g->r;
 
