@@ -29,3 +29,17 @@ TEST_BINS += pg-ossd-install
 TEST_SUITES += tap:tests/pg/run-regress.sh tap:tests/pg/run-isolation.sh tap:tests/pg/run-tpch.sh \
   tap:tests/pg/run-bigseg.sh tap:tests/pg/run-checksums.sh tap:tests/pg/run-slots.sh \
   tap:tests/pg/run-pg-regress-short.sh tap:tests/pg/run-sqlsmith.sh
+
+# ossd-randq: the random differential query test (tests/pg/random-diff/),
+# a libpq client run by tests/pg/run-random-diff.sh
+RANDQ := $(B)/tests/ossd-randq
+RANDQ_OBJS := $(call objs,,$(wildcard tests/pg/random-diff/*.c))
+ifneq ($(shell command -v pg_config 2>/dev/null),)
+TEST_BINS += $(RANDQ)
+endif
+$(RANDQ_OBJS): CFLAGS += -I$(shell pg_config --includedir 2>/dev/null)
+$(RANDQ_OBJS): tests/pg/random-diff/randq.h
+$(RANDQ): $(RANDQ_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -L$(shell pg_config --libdir 2>/dev/null) -lpq -lm
+TEST_SUITES += tap:tests/pg/run-random-diff.sh

@@ -491,46 +491,80 @@ gen_opexpr(QGen *g, Oid opno, Oid inputcollid, Expr *le, Expr *re,
 }
 
 /*
- * AND (is_and) / OR over args, with a "saw null" flag on the stack.  The
- * flag is stored and loaded as a 32-bit word: the drive's verifier tracks
- * the values of 64-bit stack stores, and every combination of the flags
- * of an OR of ANDs would be a state of its own to explore (2^n for n
- * terms: "program too complex"); a 32-bit word is plain data to it.
+ * AND (is_and) / OR over args.
+ *
+ * Once an argument of an AND is NULL the result can only be FALSE or NULL;
+ * if NULL goes where FALSE goes (Ln == Lf, as in a WHERE clause) the NULL
+ * argument jumps there at once, and if NULL goes where TRUE goes (Ln ==
+ * Lt, under NOT) a NULL argument is passed over like a TRUE one.  OR is
+ * the same with TRUE and FALSE swapped.  Only when NULL has a label of its
+ * own is a "saw NULL" flag kept on the stack: such flags multiply the
+ * states the verifier must explore (each flag doubles them), and a WHERE
+ * clause of ten IN lists was rejected as too complex with one flag each.
+ * The flag is a 32-bit stack word: the verifier tracks the values of
+ * 64-bit stack stores, and a 32-bit word is plain data to it.
  */
 static bool
 gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 {
-	int			slot = stack_alloc(g);
+	int			Lshort = is_and ? Lf : Lt;	/* decided by one argument */
+	int			Lpass = is_and ? Lt : Lf;	/* every argument passed over */
+	int			slot;
 	ListCell   *lc;
 
+	if (Ln == Lshort || Ln == Lpass)
+	{
+		foreach(lc, args)
+		{
+			int			Lnext = label_new(g);
+			int			Lnull = Ln == Lshort ? Lshort : Lnext;
+
+			if (!(is_and ? gen_bool(g, lfirst(lc), Lnext, Lf, Lnull)
+				  : gen_bool(g, lfirst(lc), Lt, Lnext, Lnull)))
+				return false;
+			label_place(g, Lnext);
+		}
+		jmp(g, Lpass);
+		return true;
+	}
+
+	slot = stack_alloc(g);
 	if (slot == 0)
 	{
 		g->why = "expression too deep";
 		return false;
 	}
-	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 0));
-	foreach(lc, args)
-	{
-		int			Lnext = label_new(g);
-		int			Lsetnull = label_new(g);
 
-		if (is_and)
+	/*
+	 * Every way out of here leaves the flag 0 again (the short-circuit
+	 * through Lreset), so that the states after this AND/OR are the same
+	 * whatever it saw: a flag the verifier still saw as 0 or 1 later on
+	 * would double the paths it explores after every such AND/OR.
+	 */
+	{
+		int			Lreset = label_new(g);
+
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 0));
+		foreach(lc, args)
 		{
-			if (!gen_bool(g, lfirst(lc), Lnext, Lf, Lsetnull))
+			int			Lnext = label_new(g);
+			int			Lsetnull = label_new(g);
+
+			if (!(is_and ? gen_bool(g, lfirst(lc), Lnext, Lreset, Lsetnull)
+				  : gen_bool(g, lfirst(lc), Lreset, Lnext, Lsetnull)))
 				return false;
+			label_place(g, Lsetnull);
+			emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 1));
+			label_place(g, Lnext);
 		}
-		else
-		{
-			if (!gen_bool(g, lfirst(lc), Lt, Lnext, Lsetnull))
-				return false;
-		}
-		label_place(g, Lsetnull);
-		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 1));
-		label_place(g, Lnext);
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R0, OSSD_R10, slot));
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 0));
+		emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
+		jmp(g, Lpass);
+		label_place(g, Lreset);
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_W, OSSD_R10, slot, 0));
+		jmp(g, Lshort);
 	}
-	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R0, OSSD_R10, slot));
-	emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 0, 0), Ln);
-	jmp(g, is_and ? Lt : Lf);
 	return true;
 }
 
@@ -740,24 +774,25 @@ qgen_finish(QGen *g, OssdProgram *out, char **why)
 			   g->rodata.data, g->rodata.len);
 
 	/*
-	 * The drive verifies every kernel it is sent and fails the scan when
-	 * its verifier refuses one (a qual of many OR'd terms can have too
-	 * many paths to explore).  Run the same verifier here, so that such a
-	 * qual stays on the host instead of failing the query.
+	 * The drive runs only what its verifier accepts; a kernel it would
+	 * reject (too many paths to explore, say) fails the whole scan there.
+	 * The same verifier runs here first, so that such a qual stays on the
+	 * host instead.
 	 */
 	{
-		struct ossd_prog *p = NULL;
-		char		log[256];
+		struct ossd_prog *prog = NULL;
+		char		log[512];
 
-		if (ossd_prog_load_raw(VARDATA(img), len, &p, log, sizeof(log)) != 0 ||
-			ossd_prog_verify(p, log, sizeof(log)) != 0)
+		log[0] = '\0';
+		if (ossd_prog_load(VARDATA(img), len, &prog, log, sizeof(log)) < 0 ||
+			ossd_prog_verify(prog, log, sizeof(log)) < 0)
 		{
-			ossd_prog_free(p);
-			pfree(img);
-			*why = pstrdup(log);
+			if (prog)
+				ossd_prog_free(prog);
+			*why = psprintf("kernel rejected by the verifier: %s", log);
 			return false;
 		}
-		ossd_prog_free(p);
+		ossd_prog_free(prog);
 	}
 
 	out->image = img;

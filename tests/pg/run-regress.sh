@@ -71,6 +71,8 @@ run_suite "ossd_join_filter" "" ossd_join_filter
 run_suite "ossd_pg_regress_cases" "" ossd_pg_regress_cases
 # what bench/soak/sqlsmith found (each case checked against offload off)
 run_suite "ossd_sqlsmith_cases" "" ossd_sqlsmith_cases
+# defects found by the random differential test (run-random-diff.sh)
+run_suite "ossd_random_cases" "" ossd_random_cases
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
