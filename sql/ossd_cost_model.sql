@@ -117,7 +117,7 @@ SET ossd.force_offload = on;
 SELECT * FROM model_check('SELECT id, k FROM cm WHERE id > 10');
 -- where the two meet: the host's part grows with the rows, the drive's
 -- does not; a sequential scan costs 607 + 20000 * 0.0125 = 857, so
--- offload wins up to about 13,000 rows
+-- offload wins up to about (857 - 11.5) / 0.06 = 14,000 rows
 SELECT n, (model_check(format('SELECT id, k FROM cm WHERE id < %s', n))).*
   FROM unnest(ARRAY[100, 2000, 5000, 12000, 16000]) n ORDER BY n;
 RESET ossd.force_offload;

@@ -8,10 +8,9 @@
 # and on -- identical output every time is the differential check --, the
 # pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql and the theme files
 # (ossd_candidates, ossd_quals, ossd_aggregates, ossd_joins_params,
-# ossd_parallel_partitions, ossd_cost_model, ossd_types) once with their
-# own settings (their EXPLAIN
-# output is part of the answer, they compare offload on and off
-# themselves), and
+# ossd_parallel_partitions, ossd_cost_model, ossd_types, ossd_mvcc_blocks)
+# once with their own settings (their EXPLAIN output is part of the
+# answer, they compare offload on and off themselves), and
 # sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
 # and tablespace) in ossd.devices.  Needs `make -C pg_ossd install` (root).
 set -u
@@ -61,7 +60,7 @@ run_suite "ossd_planner" "" ossd_planner
 # the planner's decisions theme by theme, each offloaded answer checked
 # against offload off inside the file (its own helper), plans in the output
 for t in ossd_candidates ossd_quals ossd_aggregates ossd_joins_params ossd_parallel_partitions \
-         ossd_cost_model ossd_types; do
+         ossd_cost_model ossd_types ossd_mvcc_blocks; do
   run_suite "$t" "" "$t"
 done
 
