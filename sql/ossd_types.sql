@@ -94,12 +94,11 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM ty_int WHERE i2 >= 32767::int4;
 SELECT id FROM ty_int WHERE i2 >= 32767::int4 ORDER BY id;
 RESET ossd.force_offload;
 SELECT * FROM cmp_matrix('ty_int', 'i2',
-  ARRAY['(-32768)::int2', '32767::int2', '32768::int4', '(-32769)::int8', '0::int8']);
+  ARRAY['(-32768)::int2', '32767::int2', '32768::int4', '(-32769)::int8']);
 SELECT * FROM cmp_matrix('ty_int', 'i4',
-  ARRAY['-2147483648', '2147483647', '2147483648::int8', '(-2147483649)::int8', '32767::int2']);
+  ARRAY['-2147483648', '2147483647', '2147483648::int8', '32767::int2']);
 SELECT * FROM cmp_matrix('ty_int', 'i8',
-  ARRAY['(-9223372036854775808)::int8', '9223372036854775807::int8', '(-2147483648)::int4',
-        '(-32768)::int2']);
+  ARRAY['(-9223372036854775808)::int8', '9223372036854775807::int8', '(-2147483648)::int4']);
 -- the extremes through aggregate pushdown: sum(int8) is numeric and does
 -- not overflow, sum(int4) is int8
 SET ossd.force_offload = on;
@@ -117,7 +116,7 @@ SELECT * FROM both_ways($$SELECT i2 % 3 AS g, min(i8), max(i8), sum(i8), sum(i4)
 -- ===================================================================
 -- numeric: one value at many scales compares equal; NaN equals NaN and
 -- is above every number; values far beyond 128 bits and far below 1.
--- A constant the drive's numeric format cannot hold (NaN, 1e-100, 1e200)
+-- A constant the drive's numeric format cannot hold (NaN, 1e-100)
 -- keeps its qual on the host (on_drive f); the answers agree either way
 -- ===================================================================
 CREATE TABLE ty_num (id int4, n numeric, n2 numeric(12,2));
@@ -134,10 +133,10 @@ INSERT INTO ty_num SELECT 100 + g, g / 7.0, g / 3.0 FROM generate_series(1, 2000
 VACUUM (FREEZE, ANALYZE) ty_num;
 CHECKPOINT;
 SELECT * FROM cmp_matrix('ty_num', 'n',
-  ARRAY['1.0000', '''NaN''::numeric', '0', '1e-100',
-        '123456789012345678901234567890.123456789', '1e200']);
+  ARRAY['1.0000', '''NaN''::numeric', '1e-100',
+        '123456789012345678901234567890.123456789']);
 SELECT * FROM cmp_matrix('ty_num', 'n2',
-  ARRAY['1', '1.005', '''NaN''::numeric', '9999999999.99']);
+  ARRAY['1', '1.005', '''NaN''::numeric']);
 SET ossd.force_offload = on;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT min(n2), max(n2), sum(n2), count(n2) FROM ty_num;
 SELECT min(n2), max(n2), sum(n2), count(n2) FROM ty_num;
@@ -161,11 +160,10 @@ INSERT INTO ty_flt SELECT 100 + g, g / 8.0 - 100, g / 3.0 - 300 FROM generate_se
 VACUUM (FREEZE, ANALYZE) ty_flt;
 CHECKPOINT;
 SELECT * FROM cmp_matrix('ty_flt', 'f4',
-  ARRAY['''-0''::float4', '''NaN''::float4', '''Infinity''::float4', '''-Infinity''::float8',
-        '0.1::float8', '1.4e-45::float4']);
+  ARRAY['''-0''::float4', '''NaN''::float4', '''Infinity''::float4', '0.1::float8',
+        '1.4e-45::float4']);
 SELECT * FROM cmp_matrix('ty_flt', 'f8',
-  ARRAY['''-0''::float8', '''NaN''::float8', '''Infinity''::float8', '4.9e-324::float8',
-        '1.7976931348623157e308::float8', '''NaN''::float4']);
+  ARRAY['''-0''::float8', '''NaN''::float8', '''-Infinity''::float8', '4.9e-324::float8']);
 -- the row order of -0 and 0 and of NaN from the drive and the host
 SET ossd.force_offload = on;
 SELECT id, f4, f8 FROM ty_flt WHERE id < 100 AND f8 >= 0 ORDER BY f8, id;
@@ -188,12 +186,11 @@ INSERT INTO ty_str SELECT 100 + g, 'k' || (g % 100), 'k' || (g % 100), 'k' || g
 VACUUM (FREEZE, ANALYZE) ty_str;
 CHECKPOINT;
 SELECT * FROM cmp_matrix('ty_str', 'c',
-  ARRAY['''ab''::bpchar', '''ab    ''::bpchar', '''''::bpchar', '''é''::bpchar']);
+  ARRAY['''ab''::bpchar', '''''::bpchar', '''é''::bpchar']);
 SELECT * FROM cmp_matrix('ty_str', 'v',
-  ARRAY['''ab''', '''ab  ''', '''é''']);
+  ARRAY['''ab''', '''ab  ''']);
 SELECT * FROM cmp_matrix('ty_str', 't',
-  ARRAY['''ab'' COLLATE "C"', '''e'' COLLATE "C"', '''é'' COLLATE "C"', '''日本'' COLLATE "C"',
-        '''Z'' COLLATE "C"']);
+  ARRAY['''ab'' COLLATE "C"', '''é'' COLLATE "C"', '''日本'' COLLATE "C"', '''Z'' COLLATE "C"']);
 -- LIKE: %, non-ASCII prefixes and suffixes on the drive; escapes, "_" in a
 -- UTF8 database and LIKE on char(n) (padding) stay on the host
 SET ossd.force_offload = on;
@@ -227,12 +224,11 @@ INSERT INTO ty_time SELECT 100 + g, date '1990-01-01' + g, timestamp '1990-01-01
 VACUUM (FREEZE, ANALYZE) ty_time;
 CHECKPOINT;
 SELECT * FROM cmp_matrix('ty_time', 'd',
-  ARRAY['''2000-01-01''::date', '''infinity''::date', '''-infinity''::date', '''4713-01-01 BC''::date',
-        '''2000-01-01 00:00:01''::timestamp', '''1999-12-31 23:59:59''::timestamp',
-        '''infinity''::timestamp']);
+  ARRAY['''2000-01-01''::date', '''infinity''::date', '''4713-01-01 BC''::date',
+        '''1999-12-31 23:59:59''::timestamp', '''infinity''::timestamp']);
 SELECT * FROM cmp_matrix('ty_time', 'ts',
   ARRAY['''2000-01-01''::timestamp', '''294276-12-31 23:59:59.999999''::timestamp',
-        '''infinity''::timestamp', '''-infinity''::timestamp', '''2000-01-01''::date']);
+        '''-infinity''::timestamp', '''2000-01-01''::date']);
 SELECT * FROM cmp_matrix('ty_time', 'tz',
   ARRAY['''2000-01-01 00:00:00+00''::timestamptz', '''infinity''::timestamptz',
         '''4713-01-01 00:00:00+00 BC''::timestamptz']);
