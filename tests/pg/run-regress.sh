@@ -9,9 +9,9 @@
 # pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql and the theme files
 # (ossd_candidates, ossd_quals, ossd_aggregates, ossd_joins_params,
 # ossd_parallel_partitions, ossd_cost_model, ossd_types, ossd_mvcc_blocks,
-# ossd_parallel_chunks)
-# once with their own settings (their EXPLAIN output is part of the
-# answer, they compare offload on and off themselves), and
+# ossd_parallel_chunks) once with their own settings (their EXPLAIN
+# output is part of the answer, they compare offload on and off
+# themselves), and
 # sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
 # and tablespace) in ossd.devices.  Needs `make -C pg_ossd install` (root).
 set -u
