@@ -8,7 +8,8 @@
 # and on -- identical output every time is the differential check --, the
 # pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql and the theme files
 # (ossd_candidates, ossd_quals, ossd_aggregates, ossd_joins_params,
-# ossd_parallel_partitions) once with their own settings (their EXPLAIN
+# ossd_parallel_partitions, ossd_cost_model, ossd_types, ossd_mvcc_blocks,
+# ossd_parallel_chunks) once with their own settings (their EXPLAIN
 # output is part of the answer, they compare offload on and off
 # themselves), and
 # sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
@@ -59,7 +60,8 @@ run_suite "ossd_diff: offload forced, interpreter"  "-c ossd.force_offload=on -c
 run_suite "ossd_planner" "" ossd_planner
 # the planner's decisions theme by theme, each offloaded answer checked
 # against offload off inside the file (its own helper), plans in the output
-for t in ossd_candidates ossd_quals ossd_aggregates ossd_joins_params ossd_parallel_partitions; do
+for t in ossd_candidates ossd_quals ossd_aggregates ossd_joins_params ossd_parallel_partitions \
+         ossd_cost_model ossd_types ossd_mvcc_blocks ossd_parallel_chunks; do
   run_suite "$t" "" "$t"
 done
 
