@@ -20,32 +20,7 @@ SET max_parallel_workers_per_gather = 0;
 -- The query's rows with offload as set now and with ossd.enabled = off:
 -- their count, the scans the drive ran for the first (from the drive's
 -- own counters) and whether both are the same multiset.
-CREATE FUNCTION offload_check(q text, OUT n_rows bigint, OUT drive_scans bigint,
-                              OUT same boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-  a text[] := '{}';
-  b text[] := '{}';
-  s0 bigint;
-  saved text := current_setting('ossd.enabled');
-BEGIN
-  SELECT coalesce(sum(value), 0) INTO s0 FROM ossd_device_stats() WHERE name = 'scans';
-  FOR r IN EXECUTE q LOOP
-    a := a || r::text;
-  END LOOP;
-  SELECT coalesce(sum(value), 0) - s0 INTO drive_scans
-    FROM ossd_device_stats() WHERE name = 'scans';
-  PERFORM set_config('ossd.enabled', 'off', false);
-  FOR r IN EXECUTE q LOOP
-    b := b || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', saved, false);
-  n_rows := cardinality(a);
-  same := (SELECT array_agg(x ORDER BY x) FROM unnest(a) x) IS NOT DISTINCT FROM
-          (SELECT array_agg(x ORDER BY x) FROM unnest(b) x);
-END
-$$;
+-- offload_check(q): tests/pg/regress-helpers.sql
 
 -- How EXPLAIN ANALYZE says the scan's blocks were split (deterministic
 -- here: autovacuum is off, the tables frozen and checkpointed)
@@ -771,5 +746,4 @@ RESET ossd.force_offload;
 DROP FUNCTION cand_count(int4);
 
 DROP TABLE cand, cand_small, cand_default;
-DROP FUNCTION offload_check(text);
 DROP FUNCTION block_split(text);

@@ -15,32 +15,7 @@ SET datestyle = 'ISO, YMD';
 SET default_tablespace = ossd;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION offload_check(q text, OUT n_rows bigint, OUT drive_scans bigint,
-                              OUT same boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-  a text[] := '{}';
-  b text[] := '{}';
-  s0 bigint;
-  saved text := current_setting('ossd.enabled');
-BEGIN
-  SELECT coalesce(sum(value), 0) INTO s0 FROM ossd_device_stats() WHERE name = 'scans';
-  FOR r IN EXECUTE q LOOP
-    a := a || r::text;
-  END LOOP;
-  SELECT coalesce(sum(value), 0) - s0 INTO drive_scans
-    FROM ossd_device_stats() WHERE name = 'scans';
-  PERFORM set_config('ossd.enabled', 'off', false);
-  FOR r IN EXECUTE q LOOP
-    b := b || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', saved, false);
-  n_rows := cardinality(a);
-  same := (SELECT array_agg(x ORDER BY x) FROM unnest(a) x) IS NOT DISTINCT FROM
-          (SELECT array_agg(x ORDER BY x) FROM unnest(b) x);
-END
-$$;
+-- offload_check(q): tests/pg/regress-helpers.sql
 
 -- The plan's node lines and the OssdScans' block counters under EXPLAIN
 -- ANALYZE: loops and blocks add up over rescans (row counts are masked)
@@ -336,4 +311,3 @@ RESET ossd.force_offload;
 
 DROP TABLE jo, ji, js;
 DROP FUNCTION scan_loops(text);
-DROP FUNCTION offload_check(text);

@@ -23,32 +23,7 @@ SET max_parallel_workers_per_gather = 0;
 -- The query's rows with offload as set and with ossd.enabled = off: their
 -- count, the scans the drive ran for the first and whether both are the
 -- same multiset.
-CREATE FUNCTION offload_check(q text, OUT n_rows bigint, OUT drive_scans bigint,
-                              OUT same boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-  a text[] := '{}';
-  b text[] := '{}';
-  s0 bigint;
-  saved text := current_setting('ossd.enabled');
-BEGIN
-  SELECT coalesce(sum(value), 0) INTO s0 FROM ossd_device_stats() WHERE name = 'scans';
-  FOR r IN EXECUTE q LOOP
-    a := a || r::text;
-  END LOOP;
-  SELECT coalesce(sum(value), 0) - s0 INTO drive_scans
-    FROM ossd_device_stats() WHERE name = 'scans';
-  PERFORM set_config('ossd.enabled', 'off', false);
-  FOR r IN EXECUTE q LOOP
-    b := b || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', saved, false);
-  n_rows := cardinality(a);
-  same := (SELECT array_agg(x ORDER BY x) FROM unnest(a) x) IS NOT DISTINCT FROM
-          (SELECT array_agg(x ORDER BY x) FROM unnest(b) x);
-END
-$$;
+-- offload_check(q): tests/pg/regress-helpers.sql
 
 -- The same comparison in linear time, for qual_check's hundreds of
 -- queries: the multisets compared by their count and two sums of 31-bit
@@ -392,10 +367,11 @@ SELECT v.qual, c.* FROM (VALUES
 -- OR takes a slot of the kernel's 512-byte stack) stays on the host
 SELECT n_rows, device IS NOT NULL AS on_drive, host IS NOT NULL AS on_host, same
   FROM qual_check((SELECT string_agg(format('i4 <> %s', g), ' AND ') FROM generate_series(1, 200) g));
--- an OR of ANDs: every AND/OR takes a stack slot, 64 fit (63 pairs and
--- the OR); the drive's verifier explores such a kernel in linear time
--- (its NULL flags are 32-bit words, not tracked by value: 30 pairs used
--- to be refused by the drive as "program too complex", failing the query)
+-- an OR of ANDs in a WHERE clause: NULL goes where FALSE goes, so no
+-- AND/OR keeps a "saw NULL" flag and none takes a stack slot: 64 pairs
+-- run on the drive; its verifier explores such a kernel in linear time
+-- (30 pairs used to be refused by the drive as "program too complex",
+-- failing the query)
 SELECT n, c.n_rows, c.device IS NOT NULL AS on_drive, c.host IS NOT NULL AS on_host, c.same
   FROM (VALUES (2), (10), (30), (40), (64)) v(n),
   LATERAL qual_check((SELECT string_agg(format('(i2 = %s AND t = ''v%s'')', g, g), ' OR ') FROM generate_series(1, v.n) g)) c;
@@ -479,4 +455,3 @@ DROP TABLE qt;
 DROP FUNCTION qual_check(text);
 DROP FUNCTION offload_error(text);
 DROP FUNCTION offload_same(text);
-DROP FUNCTION offload_check(text);

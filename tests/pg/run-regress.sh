@@ -3,7 +3,8 @@
 #
 # Starts its own drive, ossdfs mount and private cluster (postgres user,
 # Unix socket in a temp dir), loads tests/pg/setup-tpch.sql into the ossd
-# tablespace, then runs sql/ossd_diff.sql against expected/ossd_diff.out
+# tablespace and tests/pg/regress-helpers.sql (the files' shared functions),
+# then runs sql/ossd_diff.sql against expected/ossd_diff.out
 # four times: offload forced / offload off, each with parallel query off
 # and on -- identical output every time is the differential check --, the
 # pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql and the theme files
@@ -44,7 +45,8 @@ run_suite () {  # NAME PGOPTIONS TESTS...
 
 psql_q -c "CREATE DATABASE regress_ossd" >/dev/null
 psql_q -d regress_ossd -c "CREATE EXTENSION pg_ossd" >/dev/null
-if psql_q -d regress_ossd <"$top/tests/pg/setup-tpch.sql" >"$work/setup.log" 2>&1; then
+if cat "$top/tests/pg/setup-tpch.sql" "$top/tests/pg/regress-helpers.sql" |
+   psql_q -d regress_ossd >"$work/setup.log" 2>&1; then
   tap_ok "TPC-H-like schema loaded on the drive"
 else
   tap_not_ok "TPC-H-like schema loaded on the drive" "$(tail -3 "$work/setup.log")"
