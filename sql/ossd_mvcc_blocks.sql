@@ -17,26 +17,7 @@ SET ossd.force_offload = on;
 
 -- The query's rows with offload as set and with ossd.enabled = off: their
 -- count and whether both are the same multiset.
-CREATE FUNCTION offload_same(q text, OUT n_rows bigint, OUT same boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-  a text[] := '{}';
-  b text[] := '{}';
-BEGIN
-  FOR r IN EXECUTE q LOOP
-    a := a || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', 'off', true);
-  FOR r IN EXECUTE q LOOP
-    b := b || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', 'on', true);
-  n_rows := cardinality(a);
-  same := (SELECT array_agg(x ORDER BY x) FROM unnest(a) x) IS NOT DISTINCT FROM
-          (SELECT array_agg(x ORDER BY x) FROM unnest(b) x);
-END
-$$;
+-- offload_same(q): tests/pg/regress-helpers.sql
 
 -- How EXPLAIN ANALYZE says the scan's blocks were split
 CREATE FUNCTION block_split(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -171,6 +152,5 @@ RESET ossd.enabled;
 
 RESET ossd.force_offload;
 DROP TABLE mv;
-DROP FUNCTION offload_same(text);
 DROP FUNCTION block_split(text);
 DROP FUNCTION vm_pages(regclass);

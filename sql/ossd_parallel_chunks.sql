@@ -36,26 +36,7 @@ $$;
 
 -- The query's rows with offload as set and with ossd.enabled = off: their
 -- count and whether both are the same multiset.
-CREATE FUNCTION offload_same(q text, OUT n_rows bigint, OUT same boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-  a text[] := '{}';
-  b text[] := '{}';
-BEGIN
-  FOR r IN EXECUTE q LOOP
-    a := a || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', 'off', true);
-  FOR r IN EXECUTE q LOOP
-    b := b || r::text;
-  END LOOP;
-  PERFORM set_config('ossd.enabled', 'on', true);
-  n_rows := cardinality(a);
-  same := (SELECT array_agg(x ORDER BY x) FROM unnest(a) x) IS NOT DISTINCT FROM
-          (SELECT array_agg(x ORDER BY x) FROM unnest(b) x);
-END
-$$;
+-- offload_same(q): tests/pg/regress-helpers.sql
 
 -- ===================================================================
 -- Test data: 40,000 rows of ~180 bytes (931 blocks), frozen and
@@ -185,7 +166,6 @@ SELECT * FROM offload_same('SELECT count(*) FROM (SELECT id FROM pc WHERE v > 10
 
 DROP TABLE pc, pc2, pck;
 DROP FUNCTION counters(text, text);
-DROP FUNCTION offload_same(text);
 RESET parallel_leader_participation;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;

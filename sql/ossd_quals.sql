@@ -29,7 +29,7 @@ SET max_parallel_workers_per_gather = 0;
 -- queries: the multisets compared by their count and two sums of 31-bit
 -- row hashes (two different multisets agree by chance with odds of about
 -- 2^-62), without the drive's counters (no round trip to the drive)
-CREATE FUNCTION offload_same(q text, OUT n_rows bigint, OUT same boolean)
+CREATE FUNCTION offload_same_hashed(q text, OUT n_rows bigint, OUT same boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   r record;
@@ -79,9 +79,9 @@ BEGIN
       host := regexp_replace(ln, '^ *Filter: ', '');
     END IF;
   END LOOP;
-  SELECT c.n_rows, c.same INTO n_rows, rows_same FROM offload_same(q) c;
+  SELECT c.n_rows, c.same INTO n_rows, rows_same FROM offload_same_hashed(q) c;
   SELECT c.same INTO agg_same
-    FROM offload_same('SELECT count(*), sum(id) FROM qt WHERE ' || qual) c;
+    FROM offload_same_hashed('SELECT count(*), sum(id) FROM qt WHERE ' || qual) c;
   same := rows_same AND agg_same;
 END
 $$;
@@ -454,4 +454,4 @@ RESET ossd.force_offload;
 DROP TABLE qt;
 DROP FUNCTION qual_check(text);
 DROP FUNCTION offload_error(text);
-DROP FUNCTION offload_same(text);
+DROP FUNCTION offload_same_hashed(text);

@@ -5,6 +5,7 @@
 -- offload_check(q): the query's rows with offload as set now and with
 -- ossd.enabled = off: their count, the scans the drive ran for the first
 -- (from the drive's own counters) and whether both are the same multiset.
+-- offload_same(q): the same without the drive's scan count.
 CREATE FUNCTION offload_check(q text, OUT n_rows bigint, OUT drive_scans bigint,
                               OUT same boolean)
 LANGUAGE plpgsql AS $$
@@ -30,4 +31,9 @@ BEGIN
   same := (SELECT array_agg(x ORDER BY x) FROM unnest(a) x) IS NOT DISTINCT FROM
           (SELECT array_agg(x ORDER BY x) FROM unnest(b) x);
 END
+$$;
+
+CREATE FUNCTION offload_same(q text, OUT n_rows bigint, OUT same boolean)
+LANGUAGE sql AS $$
+  SELECT c.n_rows, c.same FROM offload_check(q) c
 $$;
