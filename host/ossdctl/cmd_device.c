@@ -1,6 +1,7 @@
 /* cmd_device.c - `ossdctl device start|stop|status`: run the emulated
  * drive as an nbdkit process on a Unix socket, with a pidfile and a log
- * in the run directory. */
+ * in the run directory, under a watchdog (device_watchdog.c) that starts
+ * it again if it crashes. */
 #include <errno.h>
 #include <grp.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 struct device_paths
 {
   char rundir[PATH_MAX], sock[PATH_MAX], pidfile[PATH_MAX], log[PATH_MAX];
+  char watchdog_pidfile[PATH_MAX], restarts[PATH_MAX];
 };
 
 static void
@@ -32,6 +34,8 @@ paths_init (struct device_paths *p, const char *rundir, const char *sock)
     snprintf (p->sock, sizeof p->sock, "%s/ossd.sock", p->rundir);
   snprintf (p->pidfile, sizeof p->pidfile, "%s/ossd.pid", p->rundir);
   snprintf (p->log, sizeof p->log, "%s/nbdkit.log", p->rundir);
+  snprintf (p->watchdog_pidfile, sizeof p->watchdog_pidfile, "%s/watchdog.pid", p->rundir);
+  snprintf (p->restarts, sizeof p->restarts, "%s/watchdog.restarts", p->rundir);
 }
 
 /* --rundir DIR among argv, else the default run directory. */
@@ -47,9 +51,9 @@ paths_from_args (struct device_paths *p, int argc, char **argv)
 }
 
 static pid_t
-read_pid (const struct device_paths *p)
+read_pidfile (const char *path)
 {
-  FILE *f = fopen (p->pidfile, "r");
+  FILE *f = fopen (path, "r");
   long pid = 0;
 
   if (!f)
@@ -60,6 +64,13 @@ read_pid (const struct device_paths *p)
   if (pid > 0 && kill ((pid_t) pid, 0) == 0)
     return (pid_t) pid;
   return 0;
+}
+
+/* nbdkit's pid, 0 when it is not running. */
+static pid_t
+read_pid (const struct device_paths *p)
+{
+  return read_pidfile (p->pidfile);
 }
 
 static void
@@ -180,7 +191,10 @@ device_start (struct ctl *c, int argc, char **argv)
                p.rundir, strerror (errno));
       return 1;
     }
-  if ((pid = read_pid (&p)) > 0)
+  /* a watchdog whose nbdkit just died is exiting, or restarting it */
+  for (int i = 0; i < 30 && read_pid (&p) <= 0 && read_pidfile (p.watchdog_pidfile) > 0; i++)
+    usleep (100000);
+  if ((pid = read_pid (&p)) > 0 || (pid = read_pidfile (p.watchdog_pidfile)) > 0)
     {
       fprintf (stderr, "ossdctl: a drive is already running in %s (pid %d); stop it first\n",
                p.rundir, (int) pid);
@@ -195,9 +209,11 @@ device_start (struct ctl *c, int argc, char **argv)
     }
 
   static char kv[8][PATH_MAX + 16];
-  /* nbdkit forks into the background itself (a foreground nbdkit exits
-   * with the process that started it) and writes its pidfile. */
+  /* nbdkit runs in the foreground of the watchdog, which forks into the
+   * background (its own session) and starts nbdkit again if it crashes;
+   * nbdkit writes its pidfile once it has bound the socket. */
   args[na++] = "nbdkit";
+  args[na++] = "-f";
   args[na++] = "--log=stderr";
   args[na++] = "-P";
   args[na++] = p.pidfile;
@@ -234,13 +250,20 @@ device_start (struct ctl *c, int argc, char **argv)
       args[na++] = argv[i - 1];
   args[na] = NULL;
 
-  pid = fork ();
-  if (pid < 0)
+  /* A restart must not format the image again. */
+  char *restart_args[64];
+  int nr = 0;
+  for (int i = 0; i <= na; i++)
+    if (!args[i] || strcmp (args[i], "format=true") != 0)
+      restart_args[nr++] = args[i];
+
+  pid_t watchdog = fork ();
+  if (watchdog < 0)
     {
       perror ("ossdctl: fork");
       return 1;
     }
-  if (pid == 0)
+  if (watchdog == 0)
     {
       int fd = open (p.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
       setsid ();
@@ -253,28 +276,35 @@ device_start (struct ctl *c, int argc, char **argv)
       fd = open ("/dev/null", O_RDONLY);
       if (fd >= 0)
         dup2 (fd, STDIN_FILENO);
-      execvp ("nbdkit", args);
-      fprintf (stderr, "exec nbdkit: %s\n", strerror (errno));
-      _exit (127);
+      FILE *wp = fopen (p.watchdog_pidfile, "w");
+      if (wp)
+        {
+          fprintf (wp, "%d\n", (int) getpid ());
+          fclose (wp);
+        }
+      struct watchdog_spec w = {
+        .first_args = args, .restart_args = restart_args, .image = image,
+        .socket = p.sock, .state_file = p.restarts,
+        .socket_gid = gr ? (int) gr->gr_gid : -1,
+        .ram_drive = strcmp (image, "ram:") == 0,
+      };
+      watchdog_run (&w);
     }
-  /* The first process exits once the server has forked and bound. */
-  {
-    int status = 0;
-    waitpid (pid, &status, 0);
-    if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-      {
-        fprintf (stderr, "ossdctl: the drive (nbdkit) failed to start; its log %s says:\n", p.log);
-        print_log_tail (p.log);
-        return 1;
-      }
-  }
   /* Ready when the socket answers as an ossd drive. */
   char uri[PATH_MAX + 32];
   snprintf (uri, sizeof uri, "nbd+unix:///?socket=%s", p.sock);
   for (int tries = 0; tries < 300; tries++)
     {
+      int status = 0;
+
+      if (waitpid (watchdog, &status, WNOHANG) == watchdog)
+        {
+          fprintf (stderr, "ossdctl: the drive (nbdkit) failed to start; its log %s says:\n", p.log);
+          print_log_tail (p.log);
+          return 1;
+        }
       pid = read_pid (&p);
-      if (pid <= 0 && tries > 20)
+      if (pid <= 0 && tries > 100)
         {
           fprintf (stderr, "ossdctl: the drive (nbdkit) exited during start-up; its log %s says:\n", p.log);
           print_log_tail (p.log);
@@ -408,7 +438,7 @@ device_stop (struct ctl *c, int argc, char **argv)
   char mnt[PATH_MAX] = "";
   bool force = false;
   int nmounts;
-  pid_t pid;
+  pid_t pid, watchdog;
 
   for (int i = 0; i < argc; i++)
     if (strcmp (argv[i], "--force") == 0)
@@ -423,10 +453,19 @@ device_stop (struct ctl *c, int argc, char **argv)
       }
   paths_from_args (&p, argc, argv);
   pid = read_pid (&p);
+  watchdog = read_pidfile (p.watchdog_pidfile);
+  if (pid <= 0 && watchdog > 0)
+    {
+      /* between a crash and its restart: the watchdog ends it */
+      kill (watchdog, SIGTERM);
+      wait_for_exit (watchdog, 100);
+      pid = read_pid (&p);
+    }
   if (pid <= 0)
     {
       fprintf (stderr, "ossdctl: no drive running in %s\n", p.rundir);
       unlink (p.pidfile);
+      unlink (p.watchdog_pidfile);
       return 1;
     }
   nmounts = ossdfs_mounts_of (p.sock, mnt, sizeof mnt);
@@ -456,6 +495,9 @@ device_stop (struct ctl *c, int argc, char **argv)
         ossd_disconnect (h);
       }
   }
+  /* the watchdog passes SIGTERM on to nbdkit and does not restart it */
+  if (watchdog > 0)
+    kill (watchdog, SIGTERM);
   kill (pid, SIGTERM);
   if (!wait_for_exit (pid, 100))
     {
@@ -469,7 +511,10 @@ device_stop (struct ctl *c, int argc, char **argv)
           return 1;
         }
     }
+  if (watchdog > 0)
+    wait_for_exit (watchdog, 50);
   unlink (p.pidfile);
+  unlink (p.watchdog_pidfile);
   unlink (p.sock);
   if (!c->json)
     printf ("drive stopped (pid %d)\n", (int) pid);
@@ -482,21 +527,28 @@ static int
 device_status (struct ctl *c, int argc, char **argv)
 {
   struct device_paths p;
-  pid_t pid;
+  pid_t pid, watchdog;
+  int restarts;
 
   paths_from_args (&p, argc, argv);
   pid = read_pid (&p);
+  watchdog = read_pidfile (p.watchdog_pidfile);
+  restarts = watchdog > 0 ? watchdog_read_restarts (p.restarts) : 0;
   if (c->json)
     {
-      printf ("{\"running\": %s, \"pid\": %d, \"socket\": ", pid > 0 ? "true" : "false",
-              (int) pid);
+      printf ("{\"running\": %s, \"pid\": %d, \"watchdog_pid\": %d, \"restarts\": %d, "
+              "\"socket\": ", pid > 0 ? "true" : "false", (int) pid, (int) watchdog, restarts);
       json_string (stdout, p.sock);
       printf (", \"log\": ");
       json_string (stdout, p.log);
       printf ("}\n");
     }
   else if (pid > 0)
-    printf ("running: pid %d, socket %s, log %s\n", (int) pid, p.sock, p.log);
+    printf ("running: pid %d (watchdog pid %d, %d restart%s after a crash), socket %s, log %s\n",
+            (int) pid, (int) watchdog, restarts, restarts == 1 ? "" : "s", p.sock, p.log);
+  else if (watchdog > 0)
+    printf ("restarting after a crash (watchdog pid %d), socket %s, log %s\n",
+            (int) watchdog, p.sock, p.log);
   else
     printf ("not running (run directory %s)\n", p.rundir);
   return pid > 0 ? 0 : 3;

@@ -69,4 +69,20 @@ const char *ctl_rundir (void);
 int ctl_flags (const char *cmd, int argc, char **argv,
                const char *const *flags, bool *seen);
 
+/* device_watchdog.c: the process `device start` leaves behind, running
+ * nbdkit and starting it again when it crashes. */
+struct watchdog_spec
+{
+  char *const *first_args;     /* nbdkit's argv for the first start */
+  char *const *restart_args;   /* the same without format=true */
+  const char *image;           /* for the log */
+  const char *socket;          /* unlinked before a restart */
+  const char *state_file;      /* holds the number of restarts */
+  int socket_gid;              /* -1, or --group's gid to give the socket */
+  bool ram_drive;              /* never restarted: its contents are gone */
+};
+void watchdog_run (const struct watchdog_spec *w) __attribute__ ((noreturn));
+bool watchdog_is_crash_signal (int sig);
+int watchdog_read_restarts (const char *state_file);
+
 #endif

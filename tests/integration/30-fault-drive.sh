@@ -7,7 +7,11 @@
 #    --timeout-ms (the writer is not left in D state); an offloaded query
 #    fails within ossd.timeout_ms, and statement_timeout, pg_cancel_backend
 #    and pg_terminate_backend act within a second or two;
-#  - after SIGCONT everything works again;
+#  - after SIGCONT everything works again (nbdkit 1.32 may abort when a
+#    client that timed out hung up on queued replies: the drive's watchdog
+#    then starts it again, and clients connect again);
+#  - a crash (SIGABRT) is restarted by the watchdog under a live mount; a
+#    kill -9 (a power cut) is not;
 #  - after a restart of the drive the mount and a long-lived backend keep
 #    working without a remount or a PostgreSQL restart.
 # Bounds are generous (timeout + a few seconds): the machine is shared.
@@ -25,7 +29,15 @@ pg_timeout=3000                 # ossd.timeout_ms
 now_ms () { date +%s%3N; }
 drive_pid () { cat "$OSSD_RUNDIR/ossd.pid"; }
 drive_stop () { kill -STOP "$(drive_pid)"; }
-drive_cont () { kill -CONT "$(drive_pid)"; }
+restarts () { "$ctl" device status --json | sed -n 's/.*"restarts": \([0-9]*\).*/\1/p'; }
+# SIGCONT, then wait (bounded) until the drive answers again
+drive_cont () {
+  local before
+  before=$(restarts)
+  kill -CONT "$(drive_pid)"
+  drive_wait_ready 15 || echo "# the drive did not answer within 15 s of SIGCONT"
+  [ "$(restarts)" = "$before" ] || echo "# nbdkit crashed after SIGCONT; its watchdog started it again (restarts: $(restarts))"
+}
 # elapsed_ok NAME START LIMIT_MS: ok when now - START <= LIMIT_MS
 elapsed_ok () {
   local t=$(( $(now_ms) - $2 ))
@@ -106,7 +118,34 @@ for when in before during; do
     sh -c "echo again-$when >'$mnt/again-$when' && sync '$mnt/again-$when' && grep -q again-$when '$mnt/again-$when' && grep -q before '$mnt/before'"
 done
 
+# ---- the watchdog ----------------------------------------------------------
+crashed=$(drive_pid)
+before=$(restarts)
+kill -ABRT "$crashed"
+back=
+for _ in $(seq 75); do
+  p=$(cat "$OSSD_RUNDIR/ossd.pid" 2>/dev/null)
+  if [ -n "$p" ] && [ "$p" != "$crashed" ] && kill -0 "$p" 2>/dev/null && "$ctl" --timeout-ms 1000 info >/dev/null 2>&1; then
+    back=$p; break
+  fi
+  sleep 0.2
+done
+[ -n "$back" ] && tap_ok "a crashed drive (SIGABRT) is started again by its watchdog, same socket" \
+  || tap_not_ok "a crashed drive (SIGABRT) is started again by its watchdog, same socket" "$(tail -3 "$OSSD_RUNDIR/nbdkit.log")"
+[ "$(restarts)" = $(( before + 1 )) ] && tap_ok "device status --json counts the restart ($(restarts))" \
+  || tap_not_ok "device status --json counts the restart" "$("$ctl" device status --json)"
+grep -q "nbdkit pid $crashed) crashed (signal 6, Aborted); starting it again" "$OSSD_RUNDIR/nbdkit.log" \
+  && tap_ok "the drive's log says it crashed and was started again" \
+  || tap_not_ok "the drive's log says it crashed and was started again" "$(tail -3 "$OSSD_RUNDIR/nbdkit.log")"
+ok_if "the mount works after the watchdog's restart, files written before are there" \
+  sh -c "echo watchdog >'$mnt/watchdog' && sync '$mnt/watchdog' && grep -q watchdog '$mnt/watchdog' && grep -q again-during '$mnt/again-during'"
+
 drive_kill
+sleep 1
+st=$("$ctl" device status --json)
+echo "$st" | grep -q '"running": false, "pid": 0, "watchdog_pid": 0' \
+  && tap_ok "a kill -9 (a power cut) is not restarted: no drive, no watchdog" \
+  || tap_not_ok "a kill -9 (a power cut) is not restarted" "$st"
 ok_if "the drive restarts on its image (kill -9, same socket)" drive_restart
 drive_open_for_postgres
 ok_if "after the restart: create, write, fsync, read on the same mount" \

@@ -5,7 +5,9 @@
 #                            $dev; installs the cleanup trap
 #   drive_start [SIZE]       format and start a drive ($work/drive.img)
 #   drive_restart            start the drive again on the same image
-#   drive_kill               kill -9 the drive (nbdkit)
+#   drive_kill               kill -9 the drive (nbdkit): a power cut, which
+#                            its watchdog does not restart
+#   drive_wait_ready [S]     wait up to S s (15) until the drive answers
 #   fs_mount [ARGS]          start ossdfs in the foreground (pid $fs_pid,
 #                            log $work/ossdfs.log) and wait for the mount
 #   fs_umount                clean unmount (fusermount3 -u), wait for exit
@@ -41,6 +43,15 @@ drive_kill () {
   kill -9 "$(cat "$OSSD_RUNDIR/ossd.pid")" 2>/dev/null
   sleep 0.3
   rm -f "$OSSD_RUNDIR/ossd.pid"
+}
+
+drive_wait_ready () {
+  local i
+  for i in $(seq $(( ${1:-15} * 5 ))); do
+    "$ctl" --timeout-ms 1000 info >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  return 1
 }
 
 fs_mount () {
