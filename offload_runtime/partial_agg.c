@@ -167,11 +167,9 @@ ossd_agg_table_new (uint32_t naggs, const struct ossd_scan_agg *aggs, const uint
   return t;
 }
 
-void
-ossd_agg_table_free (struct ossd_agg_table *t)
+static void
+free_groups (struct ossd_agg_table *t)
 {
-  if (!t)
-    return;
   for (uint32_t g = 0; g < t->ngroups; g++)
     {
       for (uint32_t a = 0; a < t->naggs; a++)
@@ -179,6 +177,27 @@ ossd_agg_table_free (struct ossd_agg_table *t)
       free (t->groups[g].st);
       free (t->groups[g].key);
     }
+}
+
+/* Empty a keyed table whose groups have been emitted, so that the scan
+ * goes on with a fresh one: the host merges a group that comes twice. */
+void
+ossd_agg_table_reset (struct ossd_agg_table *t)
+{
+  if (t->nkeys == 0)
+    return;
+  free_groups (t);
+  memset (t->groups, 0, t->max_groups * sizeof *t->groups);
+  memset (t->slots, 0, t->cap * sizeof *t->slots);
+  t->ngroups = 0;
+}
+
+void
+ossd_agg_table_free (struct ossd_agg_table *t)
+{
+  if (!t)
+    return;
+  free_groups (t);
   free (t->groups);
   free (t->slots);
   free (t->tmp);

@@ -325,6 +325,47 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
 /* ------------------------------------------------------------------ */
 /* per-row work                                                        */
 
+/* Send every group of one worker's table, chunk by chunk (from a worker
+ * thread while the scan runs, or at its end). */
+static int
+emit_worker_groups (struct scan *sc, const struct ossd_agg_table *t, uint64_t *groups_out)
+{
+  struct ossd_buf b = { 0 };
+  uint32_t g = 0, n = ossd_agg_table_groups (t);
+  int rc = 0;
+
+  while (g < n && rc == 0)
+    {
+      b.len = 0;
+      long next = ossd_agg_table_emit (t, g, &b, sc->chunk_bytes);
+      pthread_mutex_lock (&sc->sink_mu);
+      if (next < 0)
+        {
+          rc = (int) next;
+          snprintf (sc->err, sc->errlen, "scan: cannot encode partial groups (%d)", rc);
+        }
+      else if (sc->error)
+        rc = sc->error;
+      else
+        {
+          struct ossd_scan_chunk ch = { .groups = b.data, .groups_len = b.len,
+                                        .group_count = (uint32_t) (next - g) };
+          *groups_out += ch.group_count;
+          rc = sc->req->sink (sc->req->sink_arg, &ch);
+          if (rc < 0)
+            snprintf (sc->err, sc->errlen, "scan: result sink failed (%d)", rc);
+        }
+      if (rc < 0 && !sc->error)
+        sc->error = rc;
+      pthread_mutex_unlock (&sc->sink_mu);
+      g = (uint32_t) next;
+    }
+  ossd_buf_free (&b);
+  if (rc < 0)
+    atomic_store (&sc->stop, true);
+  return rc;
+}
+
 static int
 flush (struct worker *w, bool force)
 {
@@ -763,6 +804,18 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
         if (r->aggs[a].kind != OSSD_AGG_COUNT_STAR)
           w->ins[a] = w->colin[r->aggs[a].input];
       int rc = ossd_agg_table_add (w->agg, w->keys, w->ins);
+      if (rc == OSSD_HR_GROUP_FULL)
+        {
+          /* more groups than the table holds: send them as they are
+           * (partial states, merged by the host like any worker's) and go
+           * on with an empty table; a scan in key order (lineitem by
+           * l_orderkey) thus aggregates on the drive whatever the number
+           * of groups */
+          if (emit_worker_groups (sc, w->agg, &w->cnt.groups_out) < 0)
+            return -1;
+          ossd_agg_table_reset (w->agg);
+          rc = ossd_agg_table_add (w->agg, w->keys, w->ins);
+        }
       if (rc < 0)
         {
           set_error (sc, rc, "block %u lp %u: aggregate table: out of memory", relblock,
@@ -1018,36 +1071,6 @@ add_counters (struct ossd_scan_counters *t, const struct ossd_scan_counters *c)
   t->join_filter_dropped += c->join_filter_dropped;
 }
 
-static int
-emit_groups (struct scan *sc, struct worker *ws, uint32_t nw, struct ossd_scan_counters *tot)
-{
-  struct ossd_buf b = { 0 };
-  int rc = 0;
-  for (uint32_t i = 0; i < nw && rc == 0; i++)
-    {
-      uint32_t g = 0, n = ossd_agg_table_groups (ws[i].agg);
-      while (g < n && rc == 0)
-        {
-          b.len = 0;
-          long next = ossd_agg_table_emit (ws[i].agg, g, &b, sc->chunk_bytes);
-          if (next < 0)
-            {
-              rc = (int) next;
-              snprintf (sc->err, sc->errlen, "scan: cannot encode partial groups (%d)", rc);
-              break;
-            }
-          struct ossd_scan_chunk ch = { .groups = b.data, .groups_len = b.len,
-                                        .group_count = (uint32_t) (next - g) };
-          tot->groups_out += ch.group_count;
-          rc = sc->req->sink (sc->req->sink_arg, &ch);
-          if (rc < 0)
-            snprintf (sc->err, sc->errlen, "scan: result sink failed (%d)", rc);
-          g = (uint32_t) next;
-        }
-    }
-  ossd_buf_free (&b);
-  return rc;
-}
 
 int
 ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *totals,
@@ -1115,8 +1138,8 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
   for (uint32_t i = 0; i < nw; i++)
     add_counters (&tot, &ws[i].cnt);
   rc = sc.error;
-  if (rc == 0 && sc.agg_mode)
-    rc = emit_groups (&sc, ws, nw, &tot);
+  for (uint32_t i = 0; rc == 0 && sc.agg_mode && i < nw; i++)
+    rc = emit_worker_groups (&sc, ws[i].agg, &tot.groups_out);
   if (rc == 0)
     {
       struct ossd_scan_chunk last = { .last = true, .counters = tot };

@@ -14,8 +14,11 @@
  * cast to the aggregate's result type at the end, avg is sum / count as
  * numeric_div computes it, exactly like int8_avg / numeric_avg.
  *
+ * HAVING is the CustomScan's qual, evaluated on the merged groups (its
+ * aggregates join the scan's target list when the output lacks them).
+ *
  * Not offloaded (stays a normal Agg): DISTINCT / ORDER BY / FILTER
- * aggregates, grouping sets, HAVING, float sums and min/max (order- and
+ * aggregates, grouping sets, float sums and min/max (order- and
  * sign-of-zero-dependent), numeric min/max or keys without a fixed scale,
  * text min/max outside the C collation, and anything not on the
  * whitelist.
@@ -24,16 +27,21 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_aggregate_d.h"
 #include "catalog/pg_namespace_d.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
@@ -47,6 +55,7 @@
 #include "utils/numeric.h"
 #include "utils/pg_locale.h"
 #include "utils/ruleutils.h"
+#include "utils/selfuncs.h"
 #include "utils/typcache.h"
 
 #include "ossd_rt.h"
@@ -161,6 +170,42 @@ is_char1_var(Node *n)
 		((Var *) n)->vartypmod == VARHDRSZ + 1;
 }
 
+/*
+ * How many partial groups the drive sends for `ngroups` groups over `rows`
+ * rows: each of its threads keeps a table of OSSD_DRIVE_GROUP_TABLE groups
+ * and sends it when full (partial_agg.c, scan_engine.c), so up to that
+ * size every thread sends each group once; beyond it, a scan in the first
+ * key's physical order (correlation near 1, as lineitem by l_orderkey)
+ * still sends about one partial group per group, and any other order
+ * about one per row.
+ */
+#define OSSD_DRIVE_GROUP_TABLE 65536
+
+static double
+ossd_agg_groups_sent(PlannerInfo *root, List *keys, double ngroups, double rows)
+{
+	double		threads = ossd_device_workers > 0 ? ossd_device_workers : 2;
+	double		corr = 0;
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+
+	if (ngroups <= OSSD_DRIVE_GROUP_TABLE)
+		return Min(rows, ngroups * threads);
+	examine_variable(root, linitial(keys), 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_CORRELATION,
+						 InvalidOid, ATTSTATSSLOT_NUMBERS))
+	{
+		if (sslot.nnumbers == 1)
+			corr = fabs(sslot.numbers[0]);
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	if (corr >= 0.9)
+		return Min(rows, ngroups + threads * OSSD_DRIVE_GROUP_TABLE);
+	return rows;
+}
+
 static void
 ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 						RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
@@ -173,6 +218,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *eqops = NIL;
 	List	   *kcolls = NIL;
 	List	   *aggrefs = NIL;
+	List	   *having = NIL;
 	List	   *vars;
 	List	   *args = NIL;
 	List	   *aggspecs = NIL;
@@ -194,14 +240,25 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	CustomPath *cp;
 	int			resno = 1;
 	Path	   *cheapest;
+	double		ngroups;
 
 	if (prev_upper_hook)
 		prev_upper_hook(root, stage, input_rel, output_rel, extra);
 	if (stage != UPPERREL_GROUP_AGG || !ossd_enabled || !ossd_aggregate_pushdown)
 		return;
-	if (parse->groupingSets || parse->havingQual || parse->hasWindowFuncs ||
+	if (parse->groupingSets || parse->hasWindowFuncs ||
 		parse->hasTargetSRFs || !parse->hasAggs)
 		return;
+	if (extra && ((GroupPathExtraData *) extra)->havingQual)
+	{
+		Node	   *hq = ((GroupPathExtraData *) extra)->havingQual;
+
+		/* a volatile HAVING must run once per group, as Agg runs it */
+		if (contain_volatile_functions(hq) || contain_subplans(hq))
+			return;
+		/* preprocess_expression made it an implicit-AND list */
+		having = IsA(hq, List) ? (List *) hq : make_ands_implicit((Expr *) hq);
+	}
 	if (input_rel->reloptkind != RELOPT_BASEREL || !bms_is_empty(input_rel->lateral_relids))
 		return;
 	relid = input_rel->relid;
@@ -247,14 +304,18 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		return;
 
 	/* aggregates, and no stray column outside them */
-	vars = pull_var_clause((Node *) output_rel->reltarget->exprs,
+	vars = pull_var_clause((Node *) list_concat(list_copy(output_rel->reltarget->exprs), having),
 						   PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
 	foreach(lc, vars)
 	{
 		Node	   *n = lfirst(lc);
 
 		if (IsA(n, Aggref))
-			aggrefs = lappend(aggrefs, n);
+		{
+			/* HAVING's aggregates are mostly the output's own */
+			if (!list_member(aggrefs, n))
+				aggrefs = lappend(aggrefs, n);
+		}
 		else if (!list_member(keys, n))
 			return;
 	}
@@ -389,7 +450,11 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp->path.parallel_aware = false;
 	cp->path.parallel_safe = false;
 	cp->path.parallel_workers = 0;
-	cp->path.rows = keys ? Max(1.0, output_rel->rows) : 1;
+	ngroups = keys ? estimate_num_groups(root, keys, input_rel->rows, NULL, NULL) : 1;
+	cp->path.rows = ngroups;
+	if (having)
+		cp->path.rows = clamp_row_est(ngroups *
+									  clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
 	cp->path.pathkeys = NIL;
 	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
 	cp->custom_paths = NIL;
@@ -399,29 +464,33 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
 		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
 		priv = lappend(priv, makeInteger(0));	/* OSSD_PRIV_PARTIAL */
-		cp->custom_private = list_make2(priv, scan_tlist);
+		cp->custom_private = list_make3(priv, scan_tlist, having);
 	}
 	cp->methods = &ossd_agg_path_methods;
 
 	/*
 	 * cost: the drive reads and aggregates the all-visible part (as a scan
 	 * does, plus the aggregates' transition functions per row that passes
-	 * the filter), the host
-	 * the rest at the cost of its cheapest path, and merges the partial
-	 * groups the drive sends (each of its threads sends its own, chunk by
-	 * chunk: counted as four per group); drive and host overlap
-	 * (ossd_cost).  Nothing comes out before the last chunk.
+	 * the filter), the host the rest at the cost of its cheapest path, and
+	 * merges the partial groups the drive sends (ossd_agg_groups_sent);
+	 * drive and host overlap (ossd_cost), HAVING runs on each merged group.
+	 * Nothing comes out before the last chunk.
 	 */
 	cheapest = input_rel->cheapest_total_path;
 	{
 		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
 		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
+		double		sent = f > 0 ? ossd_agg_groups_sent(root, keys, ngroups,
+														f * input_rel->rows) : 0;
 		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows);
 		Cost		host = (1.0 - f) * cheapest->total_cost +
-			ossd_transfer_tuple_cost * cp->path.rows * (f > 0 ? 4 : 0) +
-			cp->path.rows * cpu_tuple_cost;
+			(ossd_transfer_tuple_cost + cpu_operator_cost * list_length(aggrefs)) * sent +
+			ngroups * cpu_tuple_cost;
+		QualCost	hcost;
 
-		cp->path.startup_cost = 10.0 + Max(host, drive);
+		cost_qual_eval(&hcost, having, root);
+		cp->path.startup_cost = 10.0 + Max(host, drive) + hcost.startup +
+			hcost.per_tuple * ngroups;
 		cp->path.total_cost = cp->path.startup_cost + cp->path.rows * cpu_tuple_cost;
 	}
 	ossd_add_offload_path(root, output_rel, cp);
@@ -435,7 +504,9 @@ ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *priv = linitial(best_path->custom_private);
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
+	/* HAVING, on the merged groups (set_customscan_references maps its
+	 * aggregates to custom_scan_tlist) */
+	cscan->scan.plan.qual = lthird(best_path->custom_private);
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;

@@ -334,7 +334,9 @@ enum ossd_host_row_reason
   OSSD_HR_KERNEL = 2,          /* a kernel returned OSSD_ROW_TO_HOST */
   OSSD_HR_OVERFLOW = 3,        /* numeric beyond 128 bits / NaN / Inf, or an
                                 * aggregate state would overflow */
-  OSSD_HR_GROUP_FULL = 4,      /* its group is not in the full group table */
+  OSSD_HR_GROUP_FULL = 4,      /* its group is not in the full group table
+                                  (the scan engine then emits the table's
+                                  groups and starts a new one) */
   OSSD_HR_BAD_DATA = 5,        /* attribute data runs past the tuple */
   OSSD_HR_MOVED = 6,           /* pre-9.0 HEAP_MOVED tuple, not frozen */
 };
@@ -757,6 +759,8 @@ struct ossd_agg_table *ossd_agg_table_new (uint32_t naggs, const struct ossd_sca
                                            const uint8_t *key_tags, const bool *key_byval,
                                            const bool *key_varlena, uint32_t max_groups);
 void ossd_agg_table_free (struct ossd_agg_table *t);
+/* Drop every group of a keyed table (after they were emitted). */
+void ossd_agg_table_reset (struct ossd_agg_table *t);
 /* Accumulate one row: 0 done, OSSD_HR_GROUP_FULL or OSSD_HR_OVERFLOW (row
  * not applied at all: hand it to the host), -ENOMEM. */
 int ossd_agg_table_add (struct ossd_agg_table *t, const struct ossd_agg_input *keys,
