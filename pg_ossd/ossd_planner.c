@@ -126,12 +126,49 @@ ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
 	return true;
 }
 
+/*
+ * The lowest security_level of rel's scan quals that are not in dev: the
+ * quals the host evaluates (pseudoconstant ones gate the scan before it
+ * starts and do not count).  INT_MAX when the drive takes them all.
+ */
+static Index
+host_min_security(RelOptInfo *rel, List *dev)
+{
+	Index		min = (Index) INT_MAX;
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+
+		if (!ri->pseudoconstant && !list_member_ptr(dev, ri) && ri->security_level < min)
+			min = ri->security_level;
+	}
+	return min;
+}
+
+/*
+ * Row-level security policies and security_barrier views: a qual must not
+ * see a row before the quals of a lower security_level have passed it,
+ * unless it is leakproof (restriction_is_securely_promotable;
+ * order_qual_clauses orders the host's quals so).  The drive's filter runs
+ * ahead of every host qual -- on the drive, and on the host for the blocks
+ * and rows the drive does not decide -- so a qual that is not leakproof
+ * may go there only if no qual of a lower level stays on the host.
+ */
+static bool
+drive_may_run_first(RestrictInfo *ri, RelOptInfo *rel, List *dev)
+{
+	return ri->leakproof || ri->security_level <= host_min_security(rel, dev);
+}
+
 /* Pushable restriction clauses that compile together. */
 static List *
 choose_device_quals(RelOptInfo *rel)
 {
 	List	   *dev = NIL;
 	List	   *exprs = NIL;
+	List	   *secure = NIL;
 	ListCell   *lc;
 
 	/* a deployed kernel (ossd_filter) is the drive's one filter if present */
@@ -140,7 +177,8 @@ choose_device_quals(RelOptInfo *rel)
 		RestrictInfo *ri = lfirst(lc);
 		List	   *attnos;
 
-		if (!ri->pseudoconstant && ossd_kernel_call(ri->clause, rel->relid, &attnos, NULL))
+		if (!ri->pseudoconstant && ossd_kernel_call(ri->clause, rel->relid, &attnos, NULL) &&
+			drive_may_run_first(ri, rel, list_make1(ri)))
 			return list_make1(ri);
 	}
 	foreach(lc, rel->baserestrictinfo)
@@ -160,7 +198,18 @@ choose_device_quals(RelOptInfo *rel)
 		dev = lappend(dev, ri);
 		exprs = lappend(exprs, ri->clause);
 	}
-	return dev;
+	/*
+	 * Those the host's quals must precede go back to the host (which keeps
+	 * the lowest level of the host's quals as it is: one pass suffices)
+	 */
+	foreach(lc, dev)
+	{
+		RestrictInfo *ri = lfirst(lc);
+
+		if (drive_may_run_first(ri, rel, dev))
+			secure = lappend(secure, ri);
+	}
+	return secure;
 }
 
 /*

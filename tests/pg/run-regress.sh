@@ -13,6 +13,7 @@
 # ossd_parallel_chunks) once with their own settings (their EXPLAIN
 # output is part of the answer, they compare offload on and off
 # themselves), and
+# the files of SQL's other corners (ossd_dml, ossd_rls_views, ...), and
 # sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
 # and tablespace) in ossd.devices.  Needs `make -C pg_ossd install` (root).
 set -u
@@ -77,6 +78,13 @@ run_suite "ossd_pg_regress_cases" "" ossd_pg_regress_cases
 run_suite "ossd_sqlsmith_cases" "" ossd_sqlsmith_cases
 # defects found by the random differential test (run-random-diff.sh)
 run_suite "ossd_random_cases" "" ossd_random_cases
+# offloaded scans in SQL's other corners, each answer against offload off:
+# DML and row marks, prepared statements and cursors, rescans and
+# parameterised paths, inheritance and partitions, windows and CTEs, more
+# types
+for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance; do
+  run_suite "$t" "" "$t"
+done
 
 # The forced runs really used the drive, for some blocks and not others.
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" \
@@ -154,6 +162,9 @@ if psql_q -d regress_ossd -c "CREATE EXTENSION IF NOT EXISTS pgtap" >/dev/null 2
 else
   tap_not_ok "pgTAP available"
 fi
+# row-level security and security_barrier views (after ossd_api: it
+# deploys a kernel of test_kernels)
+run_suite "ossd_rls_views" "" ossd_rls_views
 
 # ossd_security: a second, small drive with a tablespace of its own
 # (ossd2, on a second ossdfs mount: the drive's kernel capabilities come
