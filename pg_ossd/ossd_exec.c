@@ -52,6 +52,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "optimizer/optimizer.h"
 #include "rewrite/rewriteManip.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
@@ -506,16 +507,15 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	MemoryContextRegisterResetCallback(estate->es_query_cxt, cb);
 }
 
+/*
+ * back_store: the rows returned so far, read again by a backward fetch or
+ * by a rescan that changes no parameter (nodeMaterial.c's rule).
+ */
 static void
-ossd_begin(CustomScanState *node, EState *estate, int eflags)
+back_store_init(OssdScanState *ss, EState *estate)
 {
-	OssdScanState *ss = (OssdScanState *) node;
-
-	ossd_scan_begin(ss, estate);
-	/* the drive streams forward only: keep what was returned */
-	if (eflags & EXEC_FLAG_BACKWARD)
 	{
-		TupleDesc	rd = ExecGetResultType(&node->ss.ps);
+		TupleDesc	rd = ExecGetResultType(&ss->css.ss.ps);
 		TupleDesc	kd = CreateTemplateTupleDesc(rd->natts + 1);
 
 		/* each row with the TID of its heap tuple, for WHERE CURRENT OF */
@@ -529,6 +529,21 @@ ossd_begin(CustomScanState *node, EState *estate, int eflags)
 		ss->back_slot = ExecAllocTableSlot(&estate->es_tupleTable, rd,
 										   &TTSOpsVirtual);
 	}
+}
+
+static void
+ossd_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	OssdScanState *ss = (OssdScanState *) node;
+
+	ossd_scan_begin(ss, estate);
+	/* a volatile qual or output (random()) differs from pass to pass */
+	ss->rescan_storable =
+		!contain_volatile_functions((Node *) node->ss.ps.plan->qual) &&
+		!contain_volatile_functions((Node *) node->ss.ps.plan->targetlist);
+	/* the drive streams forward only: keep what was returned */
+	if (eflags & EXEC_FLAG_BACKWARD)
+		back_store_init(ss, estate);
 }
 
 /* Keep a returned row (and the TID of its heap tuple) in back_store. */
@@ -1620,10 +1635,37 @@ ossd_rescan(CustomScanState *node)
 	OssdScanState *ss = (OssdScanState *) node;
 
 	Tuplestorestate *ts = ss->back_store;
+	EState	   *estate = node->ss.ps.state;
 
 	/* no current row until the scan returns one (ExecScanReScan) */
 	ExecScanReScan(&node->ss);
-	/* a rescan starts the stored rows again (its parameters may differ) */
+
+	/*
+	 * A rescan that changes none of the scan's parameters (a nested loop's
+	 * inner side, a subplan without correlation) returns the same rows:
+	 * read them again from back_store, and go on with the drive's stream
+	 * where the last pass stopped reading, as a Material node would,
+	 * instead of a drive scan of the whole relation per outer row.  The
+	 * first such rescan starts the scan again with the store on.  Not for
+	 * a parallel scan (its blocks are shared), an EvalPlanQual recheck, or
+	 * a scan with a join filter: the hash join above builds it again on
+	 * each rescan from what its inner side returns then (a recursive
+	 * union's work table), a parameter that chgParam does not show; nor
+	 * with a volatile qual or output.
+	 */
+	if (node->ss.ps.chgParam == NULL && !ss->partial && ss->jf == NULL &&
+		ss->rescan_storable && estate->es_epq_active == NULL)
+	{
+		if (ts)
+		{
+			tuplestore_rescan(ts);
+			ss->stored_rescans++;
+			return;
+		}
+		back_store_init(ss, estate);
+		ts = ss->back_store;
+	}
+	/* parameters changed: the stored rows are another scan's */
 	ss->back_store = NULL;
 	ossd_end(node);
 	if (ts)

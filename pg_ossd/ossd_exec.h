@@ -109,6 +109,8 @@ typedef struct OssdScanState
 	 * does.  NULL when the scan only runs forward.
 	 */
 	struct Tuplestorestate *back_store;
+	uint64		stored_rescans; /* rescans read from back_store */
+	bool		rescan_storable;	/* no volatile qual or output */
 	bool		back_eof_underlying;	/* the scan itself has ended */
 	TupleTableSlot *back_kept;	/* MinimalTuple: a stored row + its TID */
 	TupleTableSlot *back_slot;	/* virtual: the row returned from the store */

@@ -87,6 +87,9 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (list_nth(priv, OSSD_PRIV_AGG) != NIL)
 			ExplainPropertyUInteger("Partial Groups from Drive", NULL, ss->groups_drive, es);
 		ExplainPropertyUInteger("Scans on Host for Want of a Slot", NULL, ss->slot_fallbacks, es);
+		/* rescans with unchanged parameters, read from the stored rows */
+		if (ss->stored_rescans > 0)
+			ExplainPropertyUInteger("Rescans from Stored Rows", NULL, ss->stored_rescans, es);
 		/* a partial scan: the chunks of blocks its processes took in turn */
 		if (ss->partial)
 			ExplainPropertyUInteger("Block Chunks", NULL, ss->chunks_claimed, es);

@@ -420,19 +420,31 @@ ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 
 /*
  * add_path for an offloaded path; under ossd.force_offload it becomes the
- * relation's only path (the debug switch that makes tests run the drive),
- * at its real cost, so that EXPLAIN shows it and the joins above still
- * weigh it -- except for a scan that runs once per outer row
- * (ossd_rel_rescanned): forcing it would trade an index scan per row for
- * a drive scan of the whole relation per row, so there the offloaded path
- * competes at its real cost.
+ * relation's only unparameterized path (the debug switch that makes tests
+ * run the drive), at its real cost, so that EXPLAIN shows it and the joins
+ * above still weigh it.  Kept beside it: the parameterized paths (an index
+ * scan per outer row of a nested loop), and every path of a scan that runs
+ * once per outer row (ossd_rel_rescanned), where the offloaded path
+ * competes at its real cost: forcing it would trade an index probe per
+ * outer row for a drive scan of the whole relation per outer row (TPC-H
+ * Q21's anti and semi joins then never finish).
  */
 void
 ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cp)
 {
 	if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
 	{
-		rel->pathlist = NIL;
+		List	   *kept = NIL;
+		ListCell   *lc;
+
+		foreach(lc, rel->pathlist)
+		{
+			Path	   *p = lfirst(lc);
+
+			if (p->param_info != NULL)
+				kept = lappend(kept, p);
+		}
+		rel->pathlist = kept;
 		rel->partial_pathlist = NIL;
 	}
 	add_path(rel, &cp->path);

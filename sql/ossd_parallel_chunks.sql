@@ -136,7 +136,9 @@ RESET enable_mergejoin;
 -- a nested loop inside the parallel plan: the outer side (pck, forced
 -- onto the drive too: its one block on the host, not yet all-visible) is
 -- the partial scan, one chunk; the inner OssdScan of pc runs whole once
--- per outer row, its counters adding up over the loops: 3 x 931 blocks
+-- for the first outer row; the rescans for the others change no
+-- parameter and read the rows it stored (as a Material node would): 931
+-- blocks on the drive, not 3 x 931
 -- ===================================================================
 CREATE TABLE pck (k int4);
 INSERT INTO pck VALUES (1), (4), (7);

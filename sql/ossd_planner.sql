@@ -227,7 +227,9 @@ SET ossd.force_offload = on;
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT o.k, (SELECT sum(i.v) FROM d5_in i WHERE i.k = o.k AND i.v > 100) FROM d5_out o ORDER BY o.k LIMIT 5;
 SELECT o.k, (SELECT sum(i.v) FROM d5_in i WHERE i.k = o.k AND i.v > 100) FROM d5_out o ORDER BY o.k LIMIT 5;
--- EXISTS becomes a semi join: each side scanned once, both forced
+-- EXISTS becomes a semi join: the outer side forced onto the drive, the
+-- inner probed by its index per outer row (a parameterised path stays
+-- beside a forced scan)
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT count(*) FROM d5_out o WHERE EXISTS (SELECT 1 FROM d5_in i WHERE i.k = o.k AND i.v % 3 = 0);
 SELECT count(*) FROM d5_out o WHERE EXISTS (SELECT 1 FROM d5_in i WHERE i.k = o.k AND i.v % 3 = 0);

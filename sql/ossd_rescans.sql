@@ -155,24 +155,18 @@ SELECT s.s_name, count(*) AS numwait FROM rs_supp s, rs_li l1, rs_ord o
                       AND l3.l_receipt > l3.l_commit)
    AND s.s_nation = 3
  GROUP BY s.s_name ORDER BY numwait DESC, s.s_name LIMIT 8;
--- KNOWN DEFECT (left open): forced, the planner puts unparameterised
--- OssdScans on the inner side of nested loops (rs_ord o, rs_li l2 above:
--- the anti join's estimate is a handful of rows); each is a whole drive
--- scan per outer row, which takes minutes and can lose the drive's
--- connection.  ossd_rel_rescanned only sees parameterised and correlated
--- rescans, not a plain inner side rescanned by a Nested Loop.  The
--- answer is given with offload off until the cost of a rescan counts the
--- outer rows.
-SET ossd.enabled = off;
-SELECT s.s_name, count(*) AS numwait FROM rs_supp s, rs_li l1, rs_ord o
+-- Forced, the relation's unparameterised scan is the drive's, but the
+-- parameterised index scans stay beside it (ossd_add_offload_path): the
+-- nested loops probe rs_ord and rs_li by index per outer row instead of
+-- a whole drive scan per outer row (which took minutes before).
+SELECT * FROM offload_check($$SELECT s.s_name, count(*) AS numwait FROM rs_supp s, rs_li l1, rs_ord o
  WHERE s.s_suppkey = l1.l_suppkey AND o.o_orderkey = l1.l_orderkey AND o.o_status = 'F'
    AND l1.l_receipt > l1.l_commit
    AND EXISTS (SELECT 1 FROM rs_li l2 WHERE l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey)
    AND NOT EXISTS (SELECT 1 FROM rs_li l3 WHERE l3.l_orderkey = l1.l_orderkey AND l3.l_suppkey <> l1.l_suppkey
                       AND l3.l_receipt > l3.l_commit)
    AND s.s_nation = 3
- GROUP BY s.s_name ORDER BY numwait DESC, s.s_name LIMIT 8;
-RESET ossd.enabled;
+ GROUP BY s.s_name$$);
 -- at the default settings the same query, against offload off
 RESET ossd.force_offload;
 RESET ossd.min_relation_pages;
