@@ -421,9 +421,10 @@ main (int argc, char **argv)
         copts.key_file = o.nkey_files == fs.ndrives ? o.key_files[d] : o.key_file;
       else if (strncmp (uri, "inproc:", 7) != 0)
         {
-          if (fs.ndrives == 1)
-            ossd_default_key_file (key_file, sizeof key_file);
-          else
+          /* one drive: the default key as always, else the one beside
+           * the drive's socket; an array: each drive's beside its socket */
+          ossd_default_key_file (key_file, sizeof key_file);
+          if (fs.ndrives > 1 || access (key_file, F_OK) != 0)
             ossd_key_file_for_uri (uri, key_file, sizeof key_file);
           copts.key_file = key_file;
         }
