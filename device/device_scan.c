@@ -361,6 +361,40 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
   return 0;
 }
 
+/* A striped target's ranges name the segment's heap blocks: the object
+ * ranges of this drive's share (ossd_stripe_local_ranges), into out
+ * (NULL: only count them). */
+static size_t
+striped_ranges (const Ossd__ScanTarget *st, struct ossd_block_range *out)
+{
+  size_t n = 0;
+
+  for (size_t k = 0; k < st->n_ranges; k++)
+    {
+      struct ossd_block_range h = { st->ranges[k]->start, st->ranges[k]->count };
+      struct ossd_block_range *o = out ? out + n : NULL;
+      size_t got = ossd_stripe_local_ranges (st->stripe_unit_blocks,
+                                             st->stripe_index,
+                                             st->stripe_count, &h, 1, o,
+                                             SIZE_MAX);
+      /* a piece adjacent to the previous range's last one merges */
+      if (out && n && got && out[n - 1].start + out[n - 1].count == o[0].start)
+        {
+          out[n - 1].count += o[0].count;
+          memmove (o, o + 1, (got - 1) * sizeof *o);
+          got--;
+        }
+      n += got;
+    }
+  return n;
+}
+
+static size_t
+striped_range_count (const Ossd__ScanTarget *st)
+{
+  return st->stripe_count > 1 ? striped_ranges (st, NULL) : st->n_ranges;
+}
+
 /* ---- request translation ---- */
 static int
 scan_translate (struct scan_job *j)
@@ -431,7 +465,16 @@ scan_translate (struct scan_job *j)
           snprintf (j->err, sizeof j->err, "SCAN: target %zu has no object in a user partition", t);
           return -EINVAL;
         }
-      nr += s->targets[t]->n_ranges;
+      if (s->targets[t]->stripe_count > 1
+          && (s->targets[t]->stripe_unit_blocks == 0
+              || s->targets[t]->stripe_index >= s->targets[t]->stripe_count))
+        {
+          snprintf (j->err, sizeof j->err, "SCAN: target %zu: stripe geometry (drive %u of %u, unit %u blocks) is impossible",
+                    t, s->targets[t]->stripe_index, s->targets[t]->stripe_count,
+                    s->targets[t]->stripe_unit_blocks);
+          return -EINVAL;
+        }
+      nr += striped_range_count (s->targets[t]);
     }
   if (nr > MAX_SCAN_BLOCK_RANGES)
     {
@@ -470,20 +513,34 @@ scan_translate (struct scan_job *j)
       j->target_pid[t] = st->obj->pid;
       j->target_oid[t] = st->obj->oid;
       j->targets[t].first_block = st->first_block;
-      j->targets[t].nranges = st->n_ranges;
       j->targets[t].ranges = &j->ranges[nr];
-      for (size_t k = 0; k < st->n_ranges; k++, nr++)
+      if (st->stripe_count > 1)
         {
-          uint64_t end = (uint64_t) st->ranges[k]->start + st->ranges[k]->count;
+          /* heap ranges of the segment: this drive's share of them */
+          j->targets[t].stripe_unit_blocks = st->stripe_unit_blocks;
+          j->targets[t].stripe_index = st->stripe_index;
+          j->targets[t].stripe_count = st->stripe_count;
+          j->targets[t].nranges = (uint32_t) striped_ranges (st, &j->ranges[nr]);
+        }
+      else
+        {
+          j->targets[t].nranges = st->n_ranges;
+          for (size_t k = 0; k < st->n_ranges; k++)
+            {
+              j->ranges[nr + k].start = st->ranges[k]->start;
+              j->ranges[nr + k].count = st->ranges[k]->count;
+            }
+        }
+      for (uint32_t k = 0; k < j->targets[t].nranges; k++, nr++)
+        {
+          uint64_t end = (uint64_t) j->ranges[nr].start + j->ranges[nr].count;
           if (end * OSSD_PG_BLCKSZ > info.size)
             {
-              snprintf (j->err, sizeof j->err, "SCAN: target %zu range [%u, +%u) ends past the object's %llu blocks",
-                        t, st->ranges[k]->start, st->ranges[k]->count,
+              snprintf (j->err, sizeof j->err, "SCAN: target %zu range [%u, +%u) of the object ends past the object's %llu blocks",
+                        t, j->ranges[nr].start, j->ranges[nr].count,
                         (unsigned long long) (info.size / OSSD_PG_BLCKSZ));
               return -EINVAL;
             }
-          j->ranges[nr].start = st->ranges[k]->start;
-          j->ranges[nr].count = st->ranges[k]->count;
         }
     }
   for (size_t a = 0; a < s->n_attrs; a++)

@@ -855,7 +855,7 @@ scan_page (struct worker *w, uint32_t target, uint32_t block,
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
-  uint32_t relblock = r->targets[target].first_block + block;
+  uint32_t relblock = ossd_scan_target_relblock (&r->targets[target], block);
   uint32_t reason;
   int rc;
 
@@ -903,7 +903,7 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
-  uint32_t relblock = r->targets[target].first_block + block;
+  uint32_t relblock = ossd_scan_target_relblock (&r->targets[target], block);
   int rc = r->read_block (r->read_arg, target, block, w->page, w->msg, sizeof w->msg);
 
   if (rc == -ECANCELED)

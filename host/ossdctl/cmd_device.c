@@ -410,7 +410,8 @@ ossdfs_mounts_of (const char *sock, char *first, size_t len)
       mountinfo_unescape (mnt);
       char *at = strstr (source, want);
       if (strncmp (source, "ossdfs:", 7) == 0 && at
-          && (at[strlen (want)] == '\0' || at[strlen (want)] == '&'))
+          && (at[strlen (want)] == '\0' || at[strlen (want)] == '&'
+              || at[strlen (want)] == ','))
         {
           if (n++ == 0)
             snprintf (first, len, "%s", mnt);

@@ -42,6 +42,17 @@ static const char usage[] =
   "                                      with UTC times; --json gives JSON Lines\n"
   "  partition create PID | rm PID | ls\n"
   "\n"
+  "Arrays (drives in array order, drive 0 first; docs/arrays.md):\n"
+  "  array create --device URI --device URI... [--stripe-unit SIZE]\n"
+  "               [--partition PID] [--force]\n"
+  "                                      label the drives as one ossdfs array\n"
+  "                                      (unit default 1M, a multiple of 8K)\n"
+  "  array info --device URI... [--partition PID]\n"
+  "                                      uuid, unit, each drive's usage\n"
+  "  array fsck --device URI... [--partition PID]\n"
+  "                                      labels, every file's object on every\n"
+  "                                      drive, strays, each drive's FSCK\n"
+  "\n"
   "Objects (OBJ is PID:OID):\n"
   "  put FILE OBJ [--offset N]           store a local file ('-' = stdin)\n"
   "  get OBJ FILE                        read an object ('-' = stdout)\n"
@@ -78,6 +89,7 @@ static const struct command commands[] = {
   { "partition", cmd_partition }, { "put", cmd_put }, { "get", cmd_get },
   { "ls", cmd_ls }, { "rm", cmd_rm }, { "stat", cmd_stat },
   { "attr", cmd_attr }, { "cold", cmd_cold }, { "profiles", cmd_profiles },
+  { "array", cmd_array },
 };
 
 int

@@ -133,6 +133,17 @@ batch_inode (struct batch *b, struct fs *fs, uint64_t oid,
                   buf, sizeof buf);
 }
 
+void
+batch_size (struct batch *b, struct fs *fs, uint64_t oid, uint64_t size)
+{
+  uint8_t v[8];
+
+  for (int k = 0; k < 8; k++)
+    v[k] = (uint8_t) (size >> (8 * k));
+  batch_set_attr (b, fs->pid, oid, OSSDFS_PAGE_INODE, OSSD_FS_SIZE_NUMBER,
+                  v, sizeof v);
+}
+
 int
 batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
 {

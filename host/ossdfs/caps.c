@@ -11,6 +11,9 @@
  * getxattr user.ossd.kernelcap on any inode: a capability to deploy and
  * remove kernels (the partition of the mount), for root and the members
  * of --kernel-group; EACCES for others.
+ * On an array each drive checks capabilities under its own key:
+ * user.ossd.cap.D and user.ossd.kernelcap.D are drive D's (the names
+ * without a suffix are drive 0's).
  * Both expire after --cap-ttl-s seconds (default 3600); pg_ossd asks
  * again for each scan.
  */
@@ -68,8 +71,23 @@ caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
   bool kernel;
   int n;
 
-  kernel = strcmp (name, "user.ossd.kernelcap") == 0;
-  if (!kernel && strcmp (name, "user.ossd.cap") != 0)
+  uint32_t d = 0;
+  const char *base;
+
+  kernel = strncmp (name, "user.ossd.kernelcap", 19) == 0;
+  base = kernel ? name + 19 : name + 13;
+  if (!kernel && strncmp (name, "user.ossd.cap", 13) != 0)
+    return 0;
+  if (*base == '.')
+    {
+      /* user.ossd.cap.D, user.ossd.kernelcap.D: for drive D of an array */
+      char *end;
+      unsigned long v = strtoul (base + 1, &end, 10);
+      if (*end || end == base + 1 || v >= fs->ndrives)
+        return -ENODATA;
+      d = (uint32_t) v;
+    }
+  else if (*base)
     return 0;
   c.pid = fs->pid;
   if (kernel)
@@ -90,7 +108,7 @@ caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
       c.version = ip->cap_version;
     }
   c.expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
-  if (ossd_mint_capability (fs->o, &c, NULL) < 0)
+  if (ossd_mint_capability (fs->drive[d].o, &c, NULL) < 0)
     return -EACCES;            /* mounted without the key */
   n = ossd_cap_format (&c, buf, cap);
   return n < 0 ? -ERANGE : n;

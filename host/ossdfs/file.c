@@ -1,7 +1,8 @@
 /* file.c - FUSE operations on file data: open, read, write (through to
  * the drive before the reply), flush, release, fsync (FLUSH), fallocate.
  *
- * A file's bytes are its object's bytes at the same offsets.  Writes do
+ * A file's bytes are its object's bytes at the same offsets (on an array,
+ * its objects' stripe units: stripe.c).  Writes do
  * not hold the inode lock while the drive works, so jobs writing to the
  * same file run in parallel; the size and times are updated afterwards.
  * The times of data writes reach the drive at close, fsync or unmount.
@@ -78,6 +79,13 @@ fsop_read (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
     size = fsize - (uint64_t) off;
   if (size && !(buf = malloc (size)))
     r = -ENOMEM;
+  else if (size && ip->dlen)
+    {
+      uint64_t t0 = ossd_mono_ns ();
+      r = stripe_read (fs, ip, (uint64_t) off, buf, size);
+      got = size;
+      stats_done (fs, SC_DRIVE_READ, t0);
+    }
   else if (size)
     {
       uint64_t t0 = ossd_mono_ns ();
@@ -148,7 +156,7 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
   struct inode *ip;
   ossd_error err = { 0 };
   struct space_ticket ticket = { 0 };
-  uint64_t t0;
+  uint64_t t0, ends[OSSD_ARRAY_MAX_DRIVES];
   int r = inode_get (fs, ino_to_oid (ino), &ip);
 
   if (r < 0)
@@ -189,6 +197,8 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
     {
       pthread_mutex_lock (&ip->lock);
       r = space_write_begin (fs, ip, (uint64_t) off, size, &ticket);
+      if (r == 0 && ip->dlen)
+        ip->writers++;
       pthread_mutex_unlock (&ip->lock);
       if (r < 0)
         {
@@ -198,15 +208,27 @@ fsop_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
         }
     }
   t0 = ossd_mono_ns ();
-  if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off, buf,
-                               size, &err)) < 0)
+  if (size && ip->dlen)
+    r = stripe_write (fs, ip, (uint64_t) off, buf, size, ends);
+  else if (size && (r = ossd_write (fs->o, fs->pid, ip->oid, (uint64_t) off,
+                                    buf, size, &err)) < 0)
     r = fs_fail (fs, r, &err, "WRITE", ip->oid);
   if (size)
     {
-      fs_modified (fs);
+      if (!ip->dlen)
+        fs_modified (fs);
       space_write_end (fs, ip, (uint64_t) off, size, &ticket, r);
     }
   stats_done (fs, SC_DRIVE_WRITE, t0);
+  if (size && ip->dlen)
+    {
+      pthread_mutex_lock (&ip->lock);
+      ip->writers--;
+      for (uint32_t d = 0; r == 0 && d < fs->ndrives; d++)
+        if (ends[d] > ip->dlen[d])
+          ip->dlen[d] = ends[d];
+      pthread_mutex_unlock (&ip->lock);
+    }
   if (r == 0)
     {
       pthread_mutex_lock (&ip->lock);
@@ -290,6 +312,8 @@ remove_orphan (struct fs *fs, struct inode *ip)
                      (uint64_t) e->slot * DIR_SLOT, zero, DIR_SLOT);
       if (batch_run (fs, &b, "orphan removal", ip->oid) == 0)
         {
+          if (ip->dlen)
+            stripe_remove_data (fs, ip->oid);
           if (e)
             dir_erase (oi->dir, e);
           ip->removed = true;
@@ -377,13 +401,17 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
       if (end > ip->size
           && (r = space_promise (fs, ip, ip->size, end - ip->size)) == 0)
         {
-          r = ossd_set_length (fs->o, fs->pid, ip->oid, end, &err);
-          fs_modified (fs);
-          if (r < 0)
+          if (ip->dlen)
+            r = stripe_set_lengths (fs, ip, end, 0);
+          else
             {
-              r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
-              space_drop (fs, ip, ip->size, UINT64_MAX);
+              r = ossd_set_length (fs->o, fs->pid, ip->oid, end, &err);
+              fs_modified (fs);
+              if (r < 0)
+                r = fs_fail (fs, r, &err, "SET LENGTH", ip->oid);
             }
+          if (r < 0)
+            space_drop (fs, ip, ip->size, UINT64_MAX);
           else
             {
               ip->size = ip->drive_size = end;
@@ -407,11 +435,17 @@ fsop_fallocate (fuse_req_t req, fuse_ino_t ino, int mode, off_t off,
         {
           uint64_t n = end > ip->size ? ip->size - (uint64_t) off
             : (uint64_t) len;
-          r = ossd_punch (fs->o, fs->pid, ip->oid, (uint64_t) off, n, &err);
-          fs_modified (fs);
-          if (r < 0)
-            r = fs_fail (fs, r, &err, "PUNCH", ip->oid);
+          if (ip->dlen)
+            r = stripe_punch (fs, ip, (uint64_t) off, n);
           else
+            {
+              r = ossd_punch (fs->o, fs->pid, ip->oid, (uint64_t) off, n,
+                              &err);
+              fs_modified (fs);
+              if (r < 0)
+                r = fs_fail (fs, r, &err, "PUNCH", ip->oid);
+            }
+          if (r == 0)
             space_drop (fs, ip, (uint64_t) off, (uint64_t) off + n);
         }
     }

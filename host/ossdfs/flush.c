@@ -13,36 +13,67 @@
  * sent; every change counted by then had finished before the FLUSH
  * started, so it is durable when the FLUSH succeeds.  A later fsync that
  * finds the same count has nothing new to make durable.  (Another writer
- * of the partition does not exist while mounted: ossdfs.h.) */
+ * of the partition does not exist while mounted: ossdfs.h.)
+ *
+ * Arrays: each drive counts its own changes and is FLUSHed only when it
+ * has some; fs_flush takes the data drives first and drive 0 (the
+ * metadata) last, so what drive 0 says was made durable after the data it
+ * describes (inode_store also FLUSHes the drives before it stores a size
+ * that grew: docs/arrays.md). */
 #include <errno.h>
+#include <stdio.h>
 
 #include "ossdfs.h"
 
 void
+fs_modified_drive (struct fs *fs, uint32_t d)
+{
+  atomic_fetch_add (&fs->drive[d].mod_gen, 1);
+}
+
+void
 fs_modified (struct fs *fs)
 {
-  atomic_fetch_add (&fs->mod_gen, 1);
+  fs_modified_drive (fs, 0);
+}
+
+int
+fs_flush_drive (struct fs *fs, uint32_t d, uint64_t oid)
+{
+  struct fs_drive *dv = &fs->drive[d];
+  uint64_t gen = atomic_load (&dv->mod_gen);
+  uint64_t t0 = ossd_mono_ns ();
+  ossd_error err = { 0 };
+  int r;
+
+  if (atomic_load (&dv->flushed_gen) == gen)
+    {
+      stats_done (fs, SC_DRIVE_FLUSH_SKIPPED, 0);
+      return 0;
+    }
+  r = ossd_flush (dv->o, &err);
+  stats_done (fs, SC_DRIVE_FLUSH, t0);
+  if (r < 0)
+    {
+      char cmd[600];
+      if (d == 0)
+        return fs_fail (fs, r, &err, "FLUSH", oid);
+      snprintf (cmd, sizeof cmd, "FLUSH of drive %u (%s)", d, dv->uri);
+      return fs_fail (fs, r, &err, cmd, oid);
+    }
+  /* Concurrent FLUSHes may store out of order: an older count only
+   * causes one FLUSH too many later. */
+  atomic_store (&dv->flushed_gen, gen);
+  return 0;
 }
 
 int
 fs_flush (struct fs *fs, uint64_t oid)
 {
-  uint64_t gen = atomic_load (&fs->mod_gen);
-  uint64_t t0 = ossd_mono_ns ();
-  ossd_error err = { 0 };
   int r;
 
-  if (atomic_load (&fs->flushed_gen) == gen)
-    {
-      stats_done (fs, SC_DRIVE_FLUSH_SKIPPED, 0);
-      return 0;
-    }
-  r = ossd_flush (fs->o, &err);
-  stats_done (fs, SC_DRIVE_FLUSH, t0);
-  if (r < 0)
-    return fs_fail (fs, r, &err, "FLUSH", oid);
-  /* Concurrent FLUSHes may store out of order: an older count only
-   * causes one FLUSH too many later. */
-  atomic_store (&fs->flushed_gen, gen);
-  return 0;
+  for (uint32_t d = fs->ndrives; d-- > 1;)
+    if ((r = fs_flush_drive (fs, d, oid)) < 0)
+      return r;
+  return fs_flush_drive (fs, 0, oid);
 }

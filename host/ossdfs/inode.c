@@ -5,7 +5,9 @@
  *    0 u32 format version (1)   4 u32 mode   8 u32 uid   12 u32 gid
  *   16 u32 nlink   20 u32 reserved   24 u64 rdev
  *   32 atime, 48 mtime, 64 ctime, 80 btime: each i64 seconds, u32 ns, u32 0
- * The size is the object's length and is not stored twice.
+ * The size is the object's length and is not stored twice -- except on an
+ * array (stripe.c), where a regular file's size is attribute
+ * (OSSDFS_PAGE_INODE, OSSD_FS_SIZE_NUMBER), a u64 little-endian.
  *
  * The cache is a hash table of struct inode keyed by OID.  An inode stays
  * while the kernel holds lookups on it, a file handle is open, or an
@@ -113,6 +115,7 @@ inode_free (struct inode *ip)
   dir_free (ip->dir);
   xattr_free (ip);
   free (ip->promise);
+  free (ip->dlen);
   pthread_mutex_destroy (&ip->lock);
   free (ip);
 }
@@ -192,7 +195,8 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
   Ossd__Response *resp = NULL;
   ossd_error err = { 0 };
   struct inode *ip;
-  bool have_inode = false;
+  bool have_inode = false, have_size = false;
+  uint64_t size_attr = 0;
   int r;
 
   id.pid = fs->pid;
@@ -229,6 +233,13 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
       else if (a->page == OSSD_CAP_ATTR_PAGE && a->number == OSSD_CAP_ATTR_VERSION)
         for (size_t k = 0; k < a->value.len && k < 8; k++)
           ip->cap_version |= (uint64_t) a->value.data[k] << (8 * k);
+      else if (a->page == OSSDFS_PAGE_INODE && a->number == OSSD_FS_SIZE_NUMBER
+               && a->value.len == 8)
+        {
+          for (size_t k = 0; k < 8; k++)
+            size_attr |= (uint64_t) a->value.data[k] << (8 * k);
+          have_size = true;
+        }
     }
   if (!have_inode)
     {
@@ -239,6 +250,9 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
       goto out;
     }
   r = xattr_load (ip, resp->attributes->attrs, resp->attributes->n_attrs);
+  if (r == 0 && fs_striped (fs) && S_ISREG (ip->d.mode))
+    r = stripe_load (fs, ip, have_size ? &size_attr : NULL,
+                     resp->attributes->size, resp->attributes->allocated);
   if (r < 0)
     {
       inode_free (ip);
@@ -278,6 +292,12 @@ inode_new (struct fs *fs, uint64_t oid, const struct dinode *d, uint64_t size)
     return NULL;
   ip->d = *d;
   ip->size = ip->drive_size = size;
+  if (fs_striped (fs) && S_ISREG (d->mode)
+      && !(ip->dlen = calloc (fs->ndrives, sizeof *ip->dlen)))
+    {
+      inode_free (ip);
+      return NULL;
+    }
   return table_insert (fs, ip);
 }
 
@@ -356,6 +376,43 @@ inode_stat (const struct inode *ip, struct stat *st)
   st->st_ctim = ip->d.ctime;
 }
 
+/* inode_store of a striped regular file: a size that grew is stored only
+ * after every drive was FLUSHed (the data it covers is durable first);
+ * the drives' objects get the lengths the size implies unless writes are
+ * in flight (they may be extending them right now). */
+static int
+inode_store_striped (struct fs *fs, struct inode *ip)
+{
+  uint64_t want0 = ossd_stripe_drive_length (fs->unit, fs->ndrives,
+                                             ip->size, 0);
+  bool lengths = ip->writers == 0;
+  struct batch b;
+  int r;
+
+  if (ip->size > ip->meta_size && (r = fs_flush (fs, ip->oid)) < 0)
+    return r;
+  if (lengths && (r = stripe_set_lengths (fs, ip, ip->size, 1)) < 0)
+    return r;
+  batch_init (&b);
+  if (lengths && ip->dlen[0] != want0)
+    batch_set_length (&b, fs->pid, ip->oid, want0);
+  if (ip->size != ip->meta_size)
+    batch_size (&b, fs, ip->oid, ip->size);
+  batch_inode (&b, fs, ip->oid, &ip->d);
+  r = batch_run (fs, &b, "inode update", ip->oid);
+  if (r == 0)
+    {
+      ip->dirty = false;
+      ip->meta_size = ip->size;
+      if (lengths)
+        {
+          ip->dlen[0] = want0;
+          ip->drive_size = ip->size;
+        }
+    }
+  return r;
+}
+
 int
 inode_store (struct fs *fs, struct inode *ip)
 {
@@ -364,6 +421,8 @@ inode_store (struct fs *fs, struct inode *ip)
 
   if (ip->removed)
     return 0;
+  if (ip->dlen)
+    return inode_store_striped (fs, ip);
   batch_init (&b);
   if (ip->size > ip->drive_size)
     batch_set_length (&b, fs->pid, ip->oid, ip->size);

@@ -1,7 +1,8 @@
 /* main.c - ossdfs: command line, connection to the drive, mount, the
  * multi-threaded FUSE loop, and the operation table.
  *
- *   ossdfs MOUNTPOINT --device URI [--partition PID] [-o OPTS]
+ *   ossdfs MOUNTPOINT --device URI [--device URI...] [--partition PID]
+ *          [--stripe-unit BYTES] [-o OPTS]
  *          [--foreground] [--debug] [--log FILE] [--timeout-ms N]
  *          [--spin-us N] [--threads N] [--help]
  *
@@ -25,7 +26,7 @@ static void
 usage (FILE *f)
 {
   fprintf (f,
-"Usage: ossdfs MOUNTPOINT [--device URI] [options]\n"
+"Usage: ossdfs MOUNTPOINT [--device URI [--device URI...]] [options]\n"
 "\n"
 "Mount partition PID of an OSSD drive as a filesystem: every file and\n"
 "directory is an object (OID = inode number); data is written through to\n"
@@ -37,6 +38,11 @@ usage (FILE *f)
 "                      sg:/dev/sgN, nvme:/dev/nvmeXnY, file:PATH, inproc:IMG)\n"
 "                      (default: $OSSD_DEVICE, else the socket ossdctl device\n"
 "                      start makes: $OSSD_RUNDIR/ossd.sock, /run/ossd/ossd.sock)\n"
+"                      Several: an array (ossdctl array create), in its order;\n"
+"                      regular files are striped over the drives, drive 0\n"
+"                      holds the directories and inodes (docs/arrays.md)\n"
+"  --stripe-unit BYTES the array's stripe unit must be this (default: as\n"
+"                      ossdctl array create set it)\n"
 "  --partition PID     partition holding the filesystem (default 1)\n"
 "  -o OPT[,OPT...]     FUSE mount options (allow_other and\n"
 "                      default_permissions are always on when run as root)\n"
@@ -54,14 +60,17 @@ usage (FILE *f)
 "                      on a VM (default 200; 0 = sleep at once, no CPU spent)\n"
 "  --threads N         request threads at most (default 32)\n"
 "  --key-file FILE     the drive's master key (default: $OSSD_KEY_FILE, else\n"
-"                      ossd.key in $OSSD_RUNDIR or /run/ossd; not for inproc:)\n"
+"                      ossd.key in $OSSD_RUNDIR or /run/ossd; not for inproc:);\n"
+"                      one per --device on an array, in order (default there:\n"
+"                      the ossd.key beside each drive's socket)\n"
 "  --kernel-group NAME members may get a kernel capability (getxattr\n"
 "                      user.ossd.kernelcap); root always may\n"
 "  --cap-ttl-s N       lifetime of the capabilities handed out (default 3600)\n"
 "  -h, --help          this help\n"
 "\n"
 "Extended attributes user.ossd.oid, user.ossd.pid and user.ossd.device\n"
-"name the object behind a file; user.ossd.stats is the mount's counters\n"
+"name the object behind a file, user.ossd.layout where its stripes are\n"
+"(\"raid0 n=N unit=BYTES [uuid=U] drives=URI,...\"); user.ossd.stats is the mount's counters\n"
 "(set it to anything to reset them).  Unmount with fusermount3 -u MOUNTPOINT.\n");
 }
 
@@ -92,8 +101,15 @@ fsop_destroy (void *userdata)
   int r;
 
   inode_store_all (fs);
-  if ((r = ossd_flush (fs->o, &err)) < 0)
-    fs_fail (fs, r, &err, "FLUSH (unmount)", 0);
+  /* the data drives first, drive 0 (the metadata) last */
+  for (uint32_t d = fs->ndrives; d-- > 0;)
+    {
+      ossd_error e2 = { 0 };
+      if ((r = ossd_flush (fs->drive[d].o, &e2)) < 0)
+        fs_fail (fs, r, &e2, d ? "FLUSH (unmount) of a data drive"
+                 : "FLUSH (unmount)", 0);
+    }
+  (void) err;
 }
 
 const struct fuse_lowlevel_ops ossdfs_ops = {
@@ -136,6 +152,9 @@ const struct fuse_lowlevel_ops ossdfs_ops = {
 struct options
 {
   const char *mountpoint, *device, *log, *key_file, *kernel_group;
+  const char *devices[OSSD_ARRAY_MAX_DRIVES], *key_files[OSSD_ARRAY_MAX_DRIVES];
+  uint32_t ndevices, nkey_files;
+  uint64_t stripe_unit;
   char *default_device;        /* the run directory's socket, when no --device */
   uint64_t cap_ttl_s;
   char *fuse_opts;
@@ -160,22 +179,33 @@ add_fuse_opts (struct options *o, const char *more)
   return 0;
 }
 
-/* fsname=ossdfs:URI, with the commas and backslashes of URI escaped */
+/* fsname=ossdfs:URI[,URI...], with the commas and backslashes of the
+ * URIs escaped (an array's drives joined by an escaped comma) */
 static int
-add_fsname_opt (struct options *o, const char *uri)
+add_fsname_opt (struct options *o)
 {
-  char *opt = malloc (strlen ("fsname=ossdfs:") + 2 * strlen (uri) + 1);
-  char *p;
+  size_t len = strlen ("fsname=ossdfs:") + 1;
+  char *opt, *p;
   int r;
 
-  if (!opt)
+  for (uint32_t i = 0; i < o->ndevices; i++)
+    len += 2 * strlen (o->devices[i]) + 2;
+  if (!(opt = malloc (len)))
     return -1;
   p = stpcpy (opt, "fsname=ossdfs:");
-  for (const char *s = uri; *s; s++)
+  for (uint32_t i = 0; i < o->ndevices; i++)
     {
-      if (*s == ',' || *s == '\\')
-        *p++ = '\\';
-      *p++ = *s;
+      if (i)
+        {
+          *p++ = '\\';
+          *p++ = ',';
+        }
+      for (const char *s = o->devices[i]; *s; s++)
+        {
+          if (*s == ',' || *s == '\\')
+            *p++ = '\\';
+          *p++ = *s;
+        }
     }
   *p = '\0';
   r = add_fuse_opts (o, opt);
@@ -188,7 +218,7 @@ parse_args (int argc, char **argv, struct options *o)
 {
   enum { OPT_DEVICE = 256, OPT_PARTITION, OPT_LOG, OPT_TIMEOUT, OPT_SLOTS,
          OPT_CACHE, OPT_NO_KILLPRIV, OPT_SPIN, OPT_THREADS, OPT_KEY_FILE,
-         OPT_KERNEL_GROUP, OPT_CAP_TTL };
+         OPT_KERNEL_GROUP, OPT_CAP_TTL, OPT_STRIPE_UNIT };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, OPT_DEVICE },
     { "partition", required_argument, NULL, OPT_PARTITION },
@@ -202,6 +232,7 @@ parse_args (int argc, char **argv, struct options *o)
     { "key-file", required_argument, NULL, OPT_KEY_FILE },
     { "kernel-group", required_argument, NULL, OPT_KERNEL_GROUP },
     { "cap-ttl-s", required_argument, NULL, OPT_CAP_TTL },
+    { "stripe-unit", required_argument, NULL, OPT_STRIPE_UNIT },
     { "foreground", no_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
@@ -221,7 +252,25 @@ parse_args (int argc, char **argv, struct options *o)
   while ((c = getopt_long (argc, argv, "o:fdh", longopts, NULL)) != -1)
     switch (c)
       {
-      case OPT_DEVICE: o->device = optarg; break;
+      case OPT_DEVICE:
+        if (o->ndevices == OSSD_ARRAY_MAX_DRIVES)
+          {
+            fprintf (stderr, "ossdfs: at most %d --device\n", OSSD_ARRAY_MAX_DRIVES);
+            return -1;
+          }
+        o->devices[o->ndevices++] = optarg;
+        break;
+      case OPT_STRIPE_UNIT:
+        {
+          char why[160];
+          o->stripe_unit = strtoull (optarg, &end, 0);
+          if (*end || ossd_stripe_unit_check (o->stripe_unit, why, sizeof why) < 0)
+            {
+              fprintf (stderr, "ossdfs: --stripe-unit %s: need a multiple of 8192 up to 1 GiB\n", optarg);
+              return -1;
+            }
+          break;
+        }
       case OPT_PARTITION:
         o->pid = strtoull (optarg, &end, 0);
         if (*end || o->pid == 0)
@@ -251,7 +300,11 @@ parse_args (int argc, char **argv, struct options *o)
             return -1;
           }
         break;
-      case OPT_KEY_FILE: o->key_file = optarg; break;
+      case OPT_KEY_FILE:
+        if (o->nkey_files == OSSD_ARRAY_MAX_DRIVES)
+          return -1;
+        o->key_files[o->nkey_files++] = o->key_file = optarg;
+        break;
       case OPT_KERNEL_GROUP: o->kernel_group = optarg; break;
       case OPT_CAP_TTL:
         o->cap_ttl_s = strtoull (optarg, &end, 0);
@@ -277,6 +330,21 @@ parse_args (int argc, char **argv, struct options *o)
       return -1;
     }
   o->mountpoint = argv[optind];
+  if (o->ndevices)
+    o->device = o->devices[0];
+  if (o->ndevices > 1)
+    for (uint32_t i = 0; i < o->ndevices; i++)
+      if (strpbrk (o->devices[i], ", "))
+        {
+          fprintf (stderr, "ossdfs: --device %s: an array member's URI may not contain a comma or a space\n", o->devices[i]);
+          return -1;
+        }
+  if (o->nkey_files > 1 && o->nkey_files != o->ndevices)
+    {
+      fprintf (stderr, "ossdfs: %u --key-file for %u --device: give one per drive, in order, or none\n",
+               o->nkey_files, o->ndevices);
+      return -1;
+    }
   if (!o->device || !*o->device)
     {
       /* the drive `ossdctl device start` runs, as ossdctl finds it */
@@ -287,6 +355,8 @@ parse_args (int argc, char **argv, struct options *o)
         return -1;
       o->device = o->default_device;
     }
+  if (o->ndevices == 0)
+    o->devices[o->ndevices++] = o->device;
   return 0;
 }
 
@@ -309,12 +379,11 @@ main (int argc, char **argv)
   /* The mount's source names its drive, so that `ossdctl device stop`
    * can tell that a drive is still mounted (commas escaped for FUSE). */
   if (add_fuse_opts (&o, "default_permissions,subtype=ossdfs") < 0
-      || add_fsname_opt (&o, o.device) < 0)
+      || add_fsname_opt (&o) < 0)
     return 1;
 
   fs.pid = o.pid;
   fs.timeout = o.cache_s;
-  atomic_store (&fs.flushed_gen, UINT64_MAX);   /* the first FLUSH goes */
   pthread_mutex_init (&fs.lock, NULL);
   pthread_mutex_init (&fs.ns_lock, NULL);
   space_init (&fs);
@@ -325,14 +394,6 @@ main (int argc, char **argv)
   copts.spin_us = o.spin_us;
   copts.before_wait = loop_before_drive_wait;
   copts.before_wait_arg = &fs;
-  /* ossdfs is the file manager: it holds the drive's master key. */
-  if (o.key_file)
-    copts.key_file = o.key_file;
-  else if (strncmp (o.device, "inproc:", 7) != 0)
-    {
-      ossd_default_key_file (key_file, sizeof key_file);
-      copts.key_file = key_file;
-    }
   fs.cap_ttl_ns = o.cap_ttl_s * 1000000000ull;
   if (o.kernel_group)
     {
@@ -345,13 +406,39 @@ main (int argc, char **argv)
       fs.kernel_gid = g->gr_gid;
       fs.kernel_group_set = true;
     }
-  r = ossd_connect (o.device, &copts, &fs.o, &err);
-  if (r < 0)
+  fs.ndrives = o.ndevices;
+  fs.unit = o.stripe_unit;      /* checked against the labels (stripe.c) */
+  if (!(fs.drive = calloc (fs.ndrives, sizeof *fs.drive)))
+    return 1;
+  for (uint32_t d = 0; d < fs.ndrives; d++)
     {
-      fprintf (stderr, "ossdfs: cannot reach the drive %s: %s\n", o.device,
-               err.msg[0] ? err.msg : strerror (-r));
-      return 1;
+      const char *uri = o.devices[d];
+
+      atomic_store (&fs.drive[d].flushed_gen, UINT64_MAX); /* first FLUSH goes */
+      /* ossdfs is the file manager: it holds every drive's master key. */
+      copts.key_file = NULL;
+      if (o.nkey_files == fs.ndrives || (o.key_file && fs.ndrives == 1))
+        copts.key_file = o.nkey_files == fs.ndrives ? o.key_files[d] : o.key_file;
+      else if (strncmp (uri, "inproc:", 7) != 0)
+        {
+          /* one drive: the default key as always, else the one beside
+           * the drive's socket; an array: each drive's beside its socket */
+          ossd_default_key_file (key_file, sizeof key_file);
+          if (fs.ndrives > 1 || access (key_file, F_OK) != 0)
+            ossd_key_file_for_uri (uri, key_file, sizeof key_file);
+          copts.key_file = key_file;
+        }
+      r = ossd_connect (uri, &copts, &fs.drive[d].o, &err);
+      if (r < 0)
+        {
+          fprintf (stderr, "ossdfs: cannot reach the drive %s: %s\n", uri,
+                   err.msg[0] ? err.msg : strerror (-r));
+          goto out;
+        }
+      if (!(fs.drive[d].uri = strdup (uri)))
+        goto out;
     }
+  fs.o = fs.drive[0].o;
   fs.uri = strdup (o.device);
   if (!fs.uri || inode_table_init (&fs) < 0)
     goto out;
@@ -391,8 +478,13 @@ main (int argc, char **argv)
   if (o.log && !freopen (o.log, "a", stderr))
     fs.daemon = true;
   setvbuf (stderr, NULL, _IOLBF, 0);
-  fs_log (&fs, "mounted partition %llu of %s on %s",
-          (unsigned long long) fs.pid, fs.uri, o.mountpoint);
+  if (fs_striped (&fs))
+    fs_log (&fs, "mounted partition %llu of a %u-drive array (unit %llu, drive 0 %s) on %s",
+            (unsigned long long) fs.pid, fs.ndrives,
+            (unsigned long long) fs.unit, fs.uri, o.mountpoint);
+  else
+    fs_log (&fs, "mounted partition %llu of %s on %s",
+            (unsigned long long) fs.pid, fs.uri, o.mountpoint);
 
   status = loop_run (fs.loop) != 0;
 
@@ -405,7 +497,12 @@ out:
     fuse_session_destroy (se);          /* calls fsop_destroy: store, FLUSH */
   fuse_opt_free_args (&args);
   inode_table_free (&fs);
-  ossd_disconnect (fs.o);
+  for (uint32_t d = 0; fs.drive && d < fs.ndrives; d++)
+    {
+      ossd_disconnect (fs.drive[d].o);
+      free (fs.drive[d].uri);
+    }
+  free (fs.drive);
   loop_free (fs.loop);
   if (!status)
     fs_log (&fs, "unmounted %s", o.mountpoint);

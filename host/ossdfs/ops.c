@@ -217,6 +217,8 @@ apply_drop (struct fs *fs, struct held *h, struct inode *ip,
       ip->orphan = true;
       break;
     case DROP_REMOVE:
+      if (ip->dlen)
+        stripe_remove_data (fs, ip->oid);
       ip->removed = true;
       ip->dirty = false;
       space_drop (fs, ip, 0, UINT64_MAX);
@@ -369,7 +371,17 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
         r = -EINVAL;
       if (!(to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)))
         nd.mtime = now;
-      batch_set_length (&b, fs->pid, ip->oid, (uint64_t) attr->st_size);
+      if (ip->dlen)
+        {
+          /* drive 0's share and the size now; the data drives' after */
+          batch_set_length (&b, fs->pid, ip->oid,
+                            ossd_stripe_drive_length (fs->unit, fs->ndrives,
+                                                      (uint64_t) attr->st_size,
+                                                      0));
+          batch_size (&b, fs, ip->oid, (uint64_t) attr->st_size);
+        }
+      else
+        batch_set_length (&b, fs->pid, ip->oid, (uint64_t) attr->st_size);
     }
   if (r == 0 && ip->removed)
     r = -ENOENT;
@@ -392,8 +404,20 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
     {
       if (cap_bump)
         ip->cap_version++;
+      if (cap_bump && ip->dlen)
+        r = stripe_set_cap_version (fs, ip, ip->cap_version);
       ip->d = nd;
-      ip->dirty = false;
+      /* a striped file's grown size is stored by inode_store (after a
+       * FLUSH of the data), not by this batch */
+      ip->dirty = ip->dlen && !(to_set & FUSE_SET_ATTR_SIZE)
+        && ip->size != ip->meta_size;
+      if ((to_set & FUSE_SET_ATTR_SIZE) && ip->dlen)
+        {
+          ip->dlen[0] = ossd_stripe_drive_length (fs->unit, fs->ndrives,
+                                                  (uint64_t) attr->st_size, 0);
+          ip->meta_size = (uint64_t) attr->st_size;
+          r = stripe_set_lengths (fs, ip, (uint64_t) attr->st_size, 1);
+        }
       if (to_set & FUSE_SET_ATTR_SIZE)
         {
           ip->size = ip->drive_size = (uint64_t) attr->st_size;
@@ -502,9 +526,15 @@ make_node (fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
     pd.nlink++;
   slot = dir_next_slot (pi->dir);
 
+  /* a striped file's data objects exist before drive 0 names it */
+  if (fs_striped (fs) && S_ISREG (mode)
+      && (r = stripe_create_data (fs, oid)) < 0)
+    goto out;
   batch_init (&b);
   batch_create (&b, fs->pid, oid);
   batch_inode (&b, fs, oid, &d);
+  if (fs_striped (fs) && S_ISREG (mode))
+    batch_size (&b, fs, oid, 0);
   if (S_ISDIR (mode))
     {
       dir_encode_header (hdr, oid, pi->oid);
@@ -515,7 +545,11 @@ make_node (fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
   batch_slot (&b, fs, pi->oid, slot, name, oid, dir_type (mode));
   batch_inode (&b, fs, pi->oid, &pd);
   if ((r = batch_run (fs, &b, "create", oid)) < 0)
-    goto out;
+    {
+      if (fs_striped (fs) && S_ISREG (mode))
+        stripe_remove_data (fs, oid);
+      goto out;
+    }
 
   if ((r = dir_add (pi, slot, name, oid, dir_type (mode))) < 0)
     goto out;
@@ -968,31 +1002,28 @@ void
 fsop_statfs (fuse_req_t req, fuse_ino_t ino)
 {
   struct fs *fs = req_fs (req);
-  Ossd__InfoResult *info = NULL;
-  ossd_error err = { 0 };
+  uint64_t capacity, free_bytes, objects;
   struct statvfs sv;
-  int r = ossd_info (fs->o, &info, &err);
+  int r = stripe_space (fs, &capacity, &free_bytes, &objects);
 
   if (r < 0)
     {
-      fuse_reply_err (req, -fs_fail (fs, r, &err, "INFO", 0));
+      fuse_reply_err (req, -r);
       return;
     }
   memset (&sv, 0, sizeof sv);
   sv.f_bsize = 4096;
   sv.f_frsize = 4096;
-  sv.f_blocks = info->capacity_bytes / 4096;
-  sv.f_bfree = info->free_bytes / 4096;
+  sv.f_blocks = capacity / 4096;
+  sv.f_bfree = free_bytes / 4096;
   {
     /* space promised to zeros kept off the drive is not available */
     uint64_t promised = space_promised (fs);
-    sv.f_bavail = info->free_bytes > promised
-      ? (info->free_bytes - promised) / 4096 : 0;
+    sv.f_bavail = free_bytes > promised ? (free_bytes - promised) / 4096 : 0;
   }
   sv.f_files = sv.f_blocks;
-  sv.f_ffree = sv.f_files > info->objects ? sv.f_files - info->objects : 0;
+  sv.f_ffree = sv.f_files > objects ? sv.f_files - objects : 0;
   sv.f_favail = sv.f_ffree;
   sv.f_namemax = OSSDFS_NAME_MAX;
-  ossd__info_result__free_unpacked (info, NULL);
   fuse_reply_statfs (req, &sv);
 }

@@ -24,6 +24,14 @@
  * whether or not the drive's length covers them.  Their space is promised
  * against the drive's free space at the write (space.c).  FUSE node IDs are OIDs, except the root (FUSE_ROOT_ID = 1).
  *
+ * Arrays (stripe.c, docs/arrays.md): mounted over N > 1 drives, a regular
+ * file is an object with the same OID on every drive, striped in units of
+ * fs->unit (unit k on drive k % N at offset (k / N) * unit).  Everything
+ * else -- the superblock, directories, symlinks, every inode attribute and
+ * xattr -- lives on drive 0 only, as on a one-drive mount, and a regular
+ * file's size is one more attribute there (OSSD_FS_SIZE_NUMBER), written
+ * only after the data drives were FLUSHed (inode_store).
+ *
  * Locking: fs->lock guards the inode table and reference counts; each
  * inode's lock guards its fields, directory and xattrs; fs->ns_lock
  * serializes namespace changes (create, unlink, rename...), which may hold
@@ -45,6 +53,7 @@
 #include <fuse_lowlevel.h>
 
 #include "libossd.h"
+#include "ossd_array.h"
 
 #define OSSDFS_SB_OID       1
 #define OSSDFS_ROOT_OID     2
@@ -100,6 +109,12 @@ struct inode
   struct span *promise;       /* sectors promised to zeros not on the
                                  drive (space.c) */
   size_t npromise, cappromise;
+  /* Striped regular files (fs->ndrives > 1): each drive's object length,
+   * and the size as last stored on drive 0; drive_size is then the file
+   * offset the drives' objects reach. */
+  uint64_t *dlen;
+  uint64_t meta_size;
+  uint32_t writers;           /* striped writes in flight (file.c) */
 };
 
 /* stats.c: what is counted (one call count and total time each). */
@@ -128,10 +143,24 @@ struct fs_space
   uint64_t inflight;          /* sector bytes of writes not yet answered */
 };
 
-struct fs
+/* One member drive of the mount (drive 0 holds the metadata). */
+struct fs_drive
 {
   ossd_t *o;
   char *uri;
+  _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
+  _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
+};
+
+struct fs
+{
+  ossd_t *o;                  /* drive 0's connection (= drive[0].o) */
+  char *uri;                  /* drive 0's URI */
+  uint32_t ndrives;           /* 1: an ordinary one-drive mount */
+  struct fs_drive *drive;     /* [ndrives] */
+  uint64_t unit;              /* stripe unit (bytes) */
+  bool labelled;              /* the drives carry an array label */
+  uint8_t uuid[16];           /* the array's, when labelled */
   uint64_t pid;
   bool daemon;                /* log to syslog too */
   double timeout;             /* entry/attr cache timeout, seconds */
@@ -147,8 +176,6 @@ struct fs
   _Atomic bool init_reply_seen;  /* killpriv.c: the INIT reply went out */
   bool killpriv_v2;           /* the kernel left suid clearing to us
                                  (killpriv.c) */
-  _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
-  _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
   /* Capabilities handed to callers (caps.c). */
   uint64_t cap_ttl_ns;
   bool kernel_group_set;
@@ -189,11 +216,64 @@ void timed_create (fuse_req_t, fuse_ino_t, const char *, mode_t,
 void timed_unlink (fuse_req_t, fuse_ino_t, const char *);
 
 /* ---- flush.c ------------------------------------------------------------ */
-/* After every command that may have changed the drive (answered). */
+/* After every command that may have changed drive 0 / drive d (answered). */
 void fs_modified (struct fs *fs);
-/* FLUSH the drive unless nothing changed since the last FLUSH; returns 0
- * or a negative errno (logged, naming oid). */
+void fs_modified_drive (struct fs *fs, uint32_t d);
+/* FLUSH every drive that changed since its last FLUSH, the data drives
+ * (N-1 down to 1) before drive 0; returns 0 or a negative errno (logged,
+ * naming oid). */
 int fs_flush (struct fs *fs, uint64_t oid);
+/* The same for drive d alone. */
+int fs_flush_drive (struct fs *fs, uint32_t d, uint64_t oid);
+
+/* ---- stripe.c: regular files over an array (fs->ndrives > 1) ------------ */
+static inline bool
+fs_striped (const struct fs *fs)
+{
+  return fs->ndrives > 1;
+}
+/* Mount: check every drive's array label against the others and the
+ * order given (or that a lone drive is no array member); sets fs->unit,
+ * fs->labelled, fs->uuid.  want_unit 0: the label's.  Logs the reason. */
+int stripe_check_labels (struct fs *fs, uint64_t want_unit);
+/* Mount: remove objects of the data drives that drive 0 has no file for
+ * (left by a crash between a drive-0 change and the data drives'). */
+int stripe_clean_strays (struct fs *fs);
+/* Read [off, off+size) of a striped file into buf (holes and bytes past
+ * a drive's object read as zeros). */
+int stripe_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
+                 size_t size);
+/* Write it; ends[d] gets the end offset reached on drive d (0: not
+ * touched).  Neither takes ip->lock. */
+int stripe_write (struct fs *fs, struct inode *ip, uint64_t off,
+                  const char *buf, size_t size, uint64_t *ends);
+/* Deallocate [off, off+len) (ip->lock held). */
+int stripe_punch (struct fs *fs, struct inode *ip, uint64_t off, uint64_t len);
+/* Set the objects of drives from..N-1 to the lengths a file of `size`
+ * bytes implies (ip->lock held); updates ip->dlen. */
+int stripe_set_lengths (struct fs *fs, struct inode *ip, uint64_t size,
+                        uint32_t from);
+/* A new regular file's objects on the data drives (before drive 0's
+ * COMPOUND names it; an object left there by a crash is emptied). */
+int stripe_create_data (struct fs *fs, uint64_t oid);
+/* Remove a regular file's objects from the data drives (after drive 0
+ * dropped it; missing ones are fine). */
+void stripe_remove_data (struct fs *fs, uint64_t oid);
+/* Revoke the capabilities of the data drives' objects too: their
+ * capability version becomes `version`, drive 0's (after its batch). */
+int stripe_set_cap_version (struct fs *fs, struct inode *ip,
+                            uint64_t version);
+/* Inode load of a striped regular file: the drives' lengths and mapped
+ * bytes; cuts objects past the stored size (data a crash left beyond
+ * what was made visible).  size_attr: the stored size, or NULL. */
+int stripe_load (struct fs *fs, struct inode *ip, const uint64_t *size_attr,
+                 uint64_t drive0_len, uint64_t drive0_alloc);
+/* Free and capacity bytes over the array, as statfs and space.c count
+ * them (free: N times the fullest drive's free bytes). */
+int stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
+                  uint64_t *objects);
+/* The user.ossd.layout text of the mount into buf. */
+int stripe_layout_text (struct fs *fs, char *buf, size_t cap);
 
 /* ---- space.c ----------------------------------------------------------- */
 void space_init (struct fs *fs);
@@ -282,6 +362,8 @@ void batch_set_attr (struct batch *b, uint64_t pid, uint64_t oid,
 /* Store ip's inode fields d (not yet applied to ip). */
 void batch_inode (struct batch *b, struct fs *fs, uint64_t oid,
                   const struct dinode *d);
+/* Store a striped file's size (OSSD_FS_SIZE_NUMBER) on drive 0. */
+void batch_size (struct batch *b, struct fs *fs, uint64_t oid, uint64_t size);
 /* Run atomically; returns 0 or a negative errno (logged by fs_fail). */
 int batch_run (struct fs *fs, struct batch *b, const char *what,
                uint64_t oid);

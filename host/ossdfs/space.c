@@ -187,18 +187,16 @@ static int
 space_refresh_locked (struct fs *fs)
 {
   struct fs_space *sp = &fs->space;
-  Ossd__InfoResult *info = NULL;
-  ossd_error err = { 0 };
   uint64_t t0 = ossd_mono_ns ();
-  int r = ossd_info (fs->o, &info, &err);
+  uint64_t capacity, free_bytes, objects;
+  int r = stripe_space (fs, &capacity, &free_bytes, &objects);
 
   stats_done (fs, SC_DRIVE_INFO, t0);
   if (r < 0)
-    return fs_fail (fs, r, &err, "INFO", 0);
-  sp->avail = (int64_t) info->free_bytes - (int64_t) sp->promised
+    return r;
+  sp->avail = (int64_t) free_bytes - (int64_t) sp->promised
     - (int64_t) sp->inflight;
   sp->known = true;
-  ossd__info_result__free_unpacked (info, NULL);
   return 0;
 }
 

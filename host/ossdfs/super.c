@@ -9,7 +9,9 @@
  * The first mount of a partition creates the partition, the superblock,
  * the root and the orphan directory in one COMPOUND, then FLUSHes.  Each
  * mount checks that no object lies beyond the next free OID (a crash can
- * not hand out an OID twice) and removes the orphans of a crash. */
+ * not hand out an OID twice) and removes the orphans of a crash.
+ * On an array (stripe.c) the superblock is drive 0's; every drive's array
+ * label is checked first, and strays of the data drives are removed. */
 #include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -264,7 +266,10 @@ clean_orphans (struct fs *fs)
           r = batch_run (fs, &b, "orphan removal", e->oid);
         }
       if (r == 0)
-        dir_erase (ip->dir, e);
+        {
+          stripe_remove_data (fs, e->oid);
+          dir_erase (ip->dir, e);
+        }
     }
   pthread_mutex_unlock (&ip->lock);
   inode_put (fs, ip);
@@ -281,6 +286,8 @@ super_mount (struct fs *fs)
   r = ossd_create_partition (fs->o, fs->pid, &err);
   if (r < 0 && r != -EEXIST)
     return fs_fail (fs, r, &err, "CREATE PARTITION", 0);
+  if ((r = stripe_check_labels (fs, fs->unit)) < 0)
+    return r;
   r = sb_read (fs, &next);
   if (r == -ENOENT)
     {
@@ -301,5 +308,7 @@ super_mount (struct fs *fs)
   pthread_mutex_unlock (&fs->lock);
   if (r < 0)
     return r;
-  return clean_orphans (fs);
+  if ((r = clean_orphans (fs)) < 0)
+    return r;
+  return stripe_clean_strays (fs);
 }

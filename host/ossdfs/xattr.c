@@ -10,6 +10,9 @@
  * and user.ossd.device (the device URI) -- pg_ossd translates a relation
  * segment file to its object with them.  A fourth, user.ossd.stats, is
  * the mount's counters (stats.c); setting it to anything resets them.
+ * user.ossd.layout (regular files) is where the file's bytes are: "raid0
+ * n=N unit=BYTES [uuid=UUID] drives=URI,..." (stripe.c, docs/arrays.md);
+ * user.ossd.device stays drive 0's URI.
  * user.ossd.cap and user.ossd.kernelcap hand the caller a capability
  * (caps.c). */
 #include <errno.h>
@@ -121,6 +124,8 @@ synth (struct fs *fs, struct inode *ip, const char *name, char *buf,
     return snprintf (buf, cap, "%s", fs->uri);
   if (strcmp (name, "user.ossd.stats") == 0)
     return stats_format (fs, buf, cap);
+  if (strcmp (name, "user.ossd.layout") == 0)
+    return S_ISREG (ip->d.mode) ? stripe_layout_text (fs, buf, cap) : -1;
   return -1;
 }
 

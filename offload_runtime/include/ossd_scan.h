@@ -195,7 +195,44 @@ struct ossd_scan_target
   uint32_t first_block;
   uint32_t nranges;
   const struct ossd_block_range *ranges;
+  /* RAID-0 placement of the segment over an array (docs/arrays.md):
+   * stripe_count 0 or 1 = unstriped.  Else the object holds units of
+   * stripe_unit_blocks blocks, segment unit k on drive k % stripe_count at
+   * object unit k / stripe_count; this drive is stripe_index. */
+  uint32_t stripe_unit_blocks, stripe_index, stripe_count;
 };
+
+/* The segment-local heap block of block `block` of target t's object. */
+static inline uint32_t
+ossd_stripe_heap_block (uint32_t unit_blocks, uint32_t index, uint32_t count,
+                        uint32_t block)
+{
+  if (count <= 1)
+    return block;
+  return ((block / unit_blocks) * count + index) * unit_blocks
+    + block % unit_blocks;
+}
+
+/* The relation block number of block `block` of t's object (TIDs, page
+ * checksums, blocks handed to the host). */
+static inline uint32_t
+ossd_scan_target_relblock (const struct ossd_scan_target *t, uint32_t block)
+{
+  return t->first_block + ossd_stripe_heap_block (t->stripe_unit_blocks,
+                                                  t->stripe_index,
+                                                  t->stripe_count, block);
+}
+
+/* The object-local ranges of drive `index` (of `count`, units of
+ * unit_blocks blocks) that hold the segment-local heap blocks of `heap`
+ * (nheap ranges): adjacent pieces merged, in object order when heap is in
+ * order.  Writes up to cap into out (out may be NULL) and returns how
+ * many there are. */
+size_t ossd_stripe_local_ranges (uint32_t unit_blocks, uint32_t index,
+                                 uint32_t count,
+                                 const struct ossd_block_range *heap,
+                                 size_t nheap, struct ossd_block_range *out,
+                                 size_t cap);
 
 /* A kernel as the engine sees it: the interpreter, the JIT or a plain C
  * function in tests.  exec returns OSSD_ROW_SKIP/MATCH/TO_HOST, or a

@@ -208,6 +208,7 @@ base_req (struct ossd_scan_request *q, struct rel *r, struct sink *s,
           struct ossd_scan_target *tg, struct ossd_block_range *br)
 {
   memset (q, 0, sizeof *q);
+  memset (tg, 0, sizeof *tg);          /* unstriped */
   br->start = 0;
   br->count = r->npages;
   tg->first_block = 0;

@@ -10,6 +10,18 @@
 #   drive_wait_ready [S]     wait up to S s (15) until the drive answers
 #   fs_mount [ARGS]          start ossdfs in the foreground (pid $fs_pid,
 #                            log $work/ossdfs.log) and wait for the mount
+#                            (on the drives of $ofs_devargs: --device $dev,
+#                            or an array's after array_start)
+# Arrays of N drives (docs/arrays.md), each its own nbdkit under
+# $work/run$i with image $work/drive$i.img:
+#   array_start N [SIZE]     start N drives; ${array_dev[i]} their URIs,
+#                            $ofs_devargs the --device list fs_mount uses
+#   array_create [ARGS]      ossdctl array create over them
+#   array_ctl ARGS...        ossdctl ARGS with the --device list appended
+#                            (array info, array fsck)
+#   array_drive_kill I       kill -9 drive I (not restarted by its watchdog)
+#   array_drive_restart I    start drive I again on its image
+#   array_drive_wait_ready I [S]
 #   fs_umount                clean unmount (fusermount3 -u), wait for exit
 #   fs_kill                  kill -9 ossdfs and detach the dead mount
 #   pg_* helpers             a private PostgreSQL 15 cluster (postgres user)
@@ -31,7 +43,43 @@ ofs_init () {
   mnt=$work/mnt
   pgdata=$work/pgdata
   mkdir -p "$mnt"
+  ofs_devargs=(--device "$dev")
+  array_dev=()
   trap ofs_cleanup EXIT
+}
+
+# ---- arrays ------------------------------------------------------------------
+array_start () {
+  local n=$1 size=${2:-2G} i
+  array_dev=()
+  ofs_devargs=()
+  for ((i = 0; i < n; i++)); do
+    "$ctl" device start --rundir "$work/run$i" --image "$work/drive$i.img" \
+      --size "$size" --volume 64M >/dev/null || return 1
+    array_dev[i]="nbd+unix:///?socket=$work/run$i/ossd.sock"
+    ofs_devargs+=(--device "${array_dev[i]}")
+  done
+}
+array_create () { "$ctl" array create "${ofs_devargs[@]}" "$@"; }
+array_ctl () { "$ctl" "$@" "${ofs_devargs[@]}"; }
+array_drive_kill () {
+  local pidf=$work/run$1/ossd.pid
+  [ -f "$pidf" ] || return 0
+  kill -9 "$(cat "$pidf")" 2>/dev/null
+  sleep 0.3
+  rm -f "$pidf"
+}
+array_drive_restart () {
+  "$ctl" device start --rundir "$work/run$1" --image "$work/drive$1.img" >/dev/null
+}
+array_drive_wait_ready () {
+  local i
+  for i in $(seq $(( ${2:-15} * 5 ))); do
+    "$ctl" --device "${array_dev[$1]}" --key-file "$work/run$1/ossd.key" \
+      --timeout-ms 1000 info >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  return 1
 }
 
 drive_start () {
@@ -55,7 +103,7 @@ drive_wait_ready () {
 }
 
 fs_mount () {
-  "$ossdfs" "$mnt" --device "$dev" --foreground "$@" >>"$work/ossdfs.log" 2>&1 &
+  "$ossdfs" "$mnt" "${ofs_devargs[@]}" --foreground "$@" >>"$work/ossdfs.log" 2>&1 &
   fs_pid=$!
   for _ in $(seq 100); do
     mountpoint -q "$mnt" && return 0
@@ -123,6 +171,11 @@ ofs_cleanup () {
   fi
   "$ctl" device stop >/dev/null 2>&1
   drive_kill
+  local i
+  for i in "${!array_dev[@]}"; do
+    "$ctl" device stop --rundir "$work/run$i" >/dev/null 2>&1
+    array_drive_kill "$i"
+  done
   [ -n "${KEEP_WORK:-}" ] && { echo "# kept $work"; return; }
   rm -rf "$work"
 }
