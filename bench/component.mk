@@ -27,6 +27,22 @@ $(B)/bench/bench_scan: $(BENCH_SCAN_OBJS) $(RT_LIB) | $(RT_EXAMPLES)
 bench-scan: $(B)/bench/bench_scan
 	bench/scan/run
 
+# bench/drivescan: TPC-H Q6 at SF 1 through the drive's SCAN path (in-process
+# drive on a file image) against a hand-written C scan of the same heap file.
+BENCH_DRIVESCAN_OBJS := $(call objs,bench,$(wildcard bench/drivescan/*.c))
+$(BENCH_DRIVESCAN_OBJS): CPPFLAGS_bench += -Ioffload_runtime/include -Ibench/scan \
+  -DOSSD_RT_EXAMPLES_DIR='"$(B)/examples"'
+$(BENCH_DRIVESCAN_OBJS): | $(PROTO_GEN)/ossd.pb-c.h
+ALL_TARGETS += $(B)/bench/bench_drivescan
+$(B)/bench/bench_drivescan: $(BENCH_DRIVESCAN_OBJS) $(B)/bench/scan/lineitem.o \
+    $(B)/bench/scan/q6_kernels.o $(HOST_LIB_DEPS) | $(RT_EXAMPLES)
+	$(CC) $(CFLAGS) -o $@ $(BENCH_DRIVESCAN_OBJS) $(B)/bench/scan/lineitem.o \
+	  $(B)/bench/scan/q6_kernels.o $(HOST_LINK)
+
+.PHONY: bench-drivescan
+bench-drivescan: $(B)/bench/bench_drivescan
+	bench/drivescan/run
+
 # bench/profiles: drive profiles - one drive's and N drives' host read and
 # drive scan bandwidth, warm, cold and paced (bench/profiles/run).
 $(B)/bench/profiles/bench_drive.o: CPPFLAGS_bench += -Ioffload_runtime/include -Ibench/scan

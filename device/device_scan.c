@@ -299,6 +299,57 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
   return r;
 }
 
+/* The pages in place where the FTL keeps them (ftl_read_pinned: the same
+ * reads, timing and data CRC of every NAND page as ftl_read, no copy of a
+ * page lying whole in one NAND page of the mapped image); under a paced
+ * profile through paced_read_blocks into the scratch pages. */
+static int
+scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, void *scratch,
+                 const uint8_t **pages, void **token, char *err, size_t errlen)
+{
+  struct scan_job *j = arg;
+  ftl_error fe = { "" };
+  int r;
+
+  *token = NULL;
+  if (atomic_load (&j->slot->cancel))
+    return -ECANCELED;
+  if (ftl_pace_clock (j->dev->ftl))
+    {
+      r = scan_read_blocks (arg, target, block, count, scratch, err, errlen);
+      for (uint32_t k = 0; k < count && r == 0; k++)
+        pages[k] = (const uint8_t *) scratch + (size_t) k * OSSD_PG_BLCKSZ;
+      return r;
+    }
+  struct ftl_pin *pin = malloc (sizeof *pin);
+  if (!pin)
+    {
+      snprintf (err, errlen, "in-place read: out of memory");
+      return -ENOMEM;
+    }
+  r = ftl_read_pinned (j->dev->ftl, j->target_pid[target], j->target_oid[target],
+                       (uint64_t) block * OSSD_PG_BLCKSZ, OSSD_PG_BLCKSZ, count, scratch,
+                       pages, pin, &fe);
+  if (r < 0)
+    {
+      free (pin);
+      snprintf (err, errlen, "batch read of %u blocks at %u of object %llu failed: %s",
+                count, block, (unsigned long long) j->target_oid[target], fe.msg);
+      return r;
+    }
+  *token = pin;
+  return 0;
+}
+
+static void
+scan_release_blocks (void *arg, void *token)
+{
+  struct scan_job *j = arg;
+  if (token)
+    ftl_unpin (j->dev->ftl, token);
+  free (token);
+}
+
 static int
 scan_sink (void *arg, const struct ossd_scan_chunk *c)
 {
@@ -618,6 +669,8 @@ scan_translate (struct scan_job *j)
     r->workers = OSSD_SCAN_MAX_WORKERS;
   r->read_block = scan_read_block;
   r->read_blocks = scan_read_blocks;
+  r->map_blocks = scan_map_blocks;
+  r->release_blocks = scan_release_blocks;
   r->read_arg = j;
   r->sink = scan_sink;
   r->sink_arg = j;

@@ -511,10 +511,55 @@ enum read_mode
 
 /* *deadline NULL: sleep to the paced completion before returning;
  * otherwise it gets that deadline (0: none) and nothing sleeps. */
+/* In-place reads (ftl_read_pinned): where each sector's data is in the
+ * mapped image (NULL: copied into the destination already). */
+#define PIN_MAX_SECTORS 128
+struct pin_req
+{
+  size_t unit;
+  const uint8_t **ptrs;
+  struct ftl_pin *pin;
+  const uint8_t *src[PIN_MAX_SECTORS];
+  uint64_t page[PIN_MAX_SECTORS];
+};
+
+/* After the sectors of an in-place read were checked: a unit whose sectors
+ * are contiguous in one NAND page stays there (pinned), the others are
+ * copied to the destination now (the mapping cannot change under the
+ * lock). */
+static void
+pin_finish (struct ftl *f, struct pin_req *pr, uint8_t *dst, uint64_t first, uint64_t last)
+{
+  const uint32_t spu = (uint32_t) (pr->unit >> FTL_SECTOR_SHIFT);
+  const uint64_t nsect = last - first + 1;
+  pr->pin->n = 0;
+  for (uint64_t s0 = 0, k = 0; s0 < nsect; s0 += spu, k++)
+    {
+      bool in_place = true;
+      for (uint32_t i = 0; i < spu && in_place; i++)
+        in_place = pr->src[s0 + i] && pr->page[s0 + i] == pr->page[s0]
+          && pr->src[s0 + i] == pr->src[s0] + (size_t) i * FTL_SECTOR;
+      if (in_place)
+        {
+          uint32_t b = (uint32_t) (pr->page[s0] / f->nand.geo.pages_per_block);
+          f->pins[b]++;
+          pr->pin->block[pr->pin->n++] = b;
+          pr->ptrs[k] = pr->src[s0];
+          f->pinned_units++;
+          continue;
+        }
+      for (uint32_t i = 0; i < spu; i++)
+        if (pr->src[s0 + i])
+          memcpy (dst + (s0 + i) * FTL_SECTOR, pr->src[s0 + i], FTL_SECTOR);
+      pr->ptrs[k] = dst + k * pr->unit;
+      f->copied_units++;
+    }
+}
+
 static int
 read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
            size_t len, size_t *nread, enum read_mode mode, uint64_t *deadline,
-           ftl_error *err)
+           struct pin_req *pr, ftl_error *err)
 {
   if (!buf && len && mode != RD_TIMING_ONLY)
     return ftl_fail (err, -EINVAL, "read of %zu bytes without a buffer", len);
@@ -533,6 +578,11 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
   if (off >= o->size || len == 0)
     return READ_RET (0, op_end (f, NULL));
   uint64_t n = o->size - off < len ? o->size - off : len;
+  if (pr && n != len)
+    return READ_RET (ftl_fail (err, -ERANGE, "in-place read of %zu bytes at %llu "
+                               "past the object's end (%llu bytes)", len,
+                               (unsigned long long) off,
+                               (unsigned long long) o->size), op_end (f, NULL));
   uint8_t *dst = buf;
   const struct nand_geometry *g = &f->nand.geo;
   uint64_t first = off >> FTL_SECTOR_SHIFT, last = (off + n - 1) >> FTL_SECTOR_SHIFT;
@@ -608,14 +658,23 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
               r = ftl_sector_fail (f, v, page, slot, pid, oid, l, err);
               return READ_RET (r, op_end (f, NULL));
             }
-          memcpy (dst + (a - off), v->data + (size_t) slot * FTL_SECTOR
-                  + (a - soff), b - a);
+          if (pr && v->data != v->buf)
+            {
+              /* in the mapped image: pin_finish decides */
+              pr->src[l - first] = v->data + (size_t) slot * FTL_SECTOR;
+              pr->page[l - first] = page;
+            }
+          else
+            memcpy (dst + (a - off), v->data + (size_t) slot * FTL_SECTOR
+                    + (a - soff), b - a);
         }
       else
         memset (dst + (a - off), 0, b - a);
     }
   if (mode == RD_TIMING_ONLY)
     return READ_RET (0, op_end (f, NULL));
+  if (pr)
+    pin_finish (f, pr, dst, first, last);
   f->st.host_reads += last - first + 1;
   f->st.host_read_bytes += n;
   f->st.host_read_ops++;
@@ -634,7 +693,45 @@ int
 ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           size_t len, size_t *nread, ftl_error *err)
 {
-  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, NULL, err);
+  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, NULL, NULL, err);
+}
+
+int
+ftl_read_pinned (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, size_t unit,
+                 uint32_t count, void *scratch, const uint8_t **ptrs,
+                 struct ftl_pin *pin, ftl_error *err)
+{
+  pin->n = 0;
+  if (!unit || (unit & (FTL_SECTOR - 1)) || (off & (FTL_SECTOR - 1)) || count == 0
+      || count > FTL_PIN_MAX || count * (unit >> FTL_SECTOR_SHIFT) > PIN_MAX_SECTORS)
+    return ftl_fail (err, -EINVAL, "in-place read of %u units of %zu bytes at %llu: "
+                     "not sector-aligned or too long", count, unit,
+                     (unsigned long long) off);
+  struct pin_req pr = { .unit = unit, .ptrs = ptrs, .pin = pin };
+  size_t got = 0;
+  return read_impl (f, pid, oid, off, scratch, unit * count, &got, RD_NORMAL, NULL, &pr,
+                    err);
+}
+
+void
+ftl_unpin (ftl_t *f, struct ftl_pin *pin)
+{
+  if (!pin->n)
+    return;
+  LOCK (f);
+  for (uint32_t i = 0; i < pin->n; i++)
+    f->pins[pin->block[i]]--;
+  pin->n = 0;
+  pthread_mutex_unlock (&f->lock);
+}
+
+void
+ftl_pinned_stats (ftl_t *f, uint64_t *in_place, uint64_t *copied)
+{
+  LOCK (f);
+  *in_place = f->pinned_units;
+  *copied = f->copied_units;
+  pthread_mutex_unlock (&f->lock);
 }
 
 int
@@ -643,7 +740,7 @@ ftl_read_deadline (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
                    ftl_error *err)
 {
   return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, deadline,
-                    err);
+                    NULL, err);
 }
 
 void
@@ -657,7 +754,7 @@ ftl_read_ahead (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
                 size_t len, uint64_t *deadline, ftl_error *err)
 {
   return read_impl (f, pid, oid, off, NULL, len, NULL, RD_TIMING_ONLY,
-                    deadline, err);
+                    deadline, NULL, err);
 }
 
 int
@@ -667,7 +764,7 @@ ftl_read_reserved (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
 {
   uint64_t own;
   int r = read_impl (f, pid, oid, off, buf, len, nread, RD_UNTIMED, &own,
-                     err);
+                     NULL, err);
   ftl_pace_sleep_until (f, deadline > own ? deadline : own);
   return r;
 }

@@ -291,10 +291,11 @@ ftl_alloc_init (struct ftl *f)
   f->streams = calloc (4 + nobj, sizeof *f->streams);
   f->bucket_head = malloc ((g->sectors_per_block + 1) * sizeof (uint32_t));
   f->blk = calloc (g->total_blocks, sizeof *f->blk);
+  f->pins = calloc (g->total_blocks, sizeof *f->pins);
   f->free_heap = calloc (g->dies, sizeof *f->free_heap);
   f->valid_bits = calloc ((g->total_sectors + 63) / 64, sizeof (uint64_t));
   f->rmap = malloc (g->total_sectors * sizeof *f->rmap);
-  if (!f->streams || !f->bucket_head || !f->blk || !f->free_heap
+  if (!f->streams || !f->bucket_head || !f->blk || !f->pins || !f->free_heap
       || !f->valid_bits || !f->rmap)
     return -ENOMEM;
   memset (f->bucket_head, 0xff, (g->sectors_per_block + 1) * sizeof (uint32_t));
@@ -359,12 +360,14 @@ ftl_alloc_fini (struct ftl *f)
   free (f->free_heap);
   free (f->bucket_head);
   free (f->blk);
+  free (f->pins);
   free (f->valid_bits);
   free (f->rmap);
   f->streams = NULL;
   f->free_heap = NULL;
   f->bucket_head = NULL;
   f->blk = NULL;
+  f->pins = NULL;
   f->valid_bits = NULL;
   f->rmap = NULL;
 }

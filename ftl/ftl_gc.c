@@ -244,7 +244,8 @@ erase_pending (struct ftl *f, bool force)
   for (uint32_t i = 0; i < f->npending; i++)
     {
       uint32_t b = f->pending[i].block;
-      if (r == 0 && (force || victim_erasable (f, f->pending[i].done_seq)))
+      /* a pinned victim waits: an in-place reader still holds its pages */
+      if (r == 0 && !f->pins[b] && (force || victim_erasable (f, f->pending[i].done_seq)))
         {
           if (!synced && f->nand.unsynced && f->nand.be->ops->persistent)
             {
@@ -285,14 +286,18 @@ ftl_gc_collect (struct ftl *f, uint32_t max_victims, uint32_t want_free,
   uint64_t t0 = nand_max_clock (&f->nand);
   int r = erase_pending (f, false);
   while (r == 0 && done < max_victims
-         && f->free_blocks + f->npending < want_free)
+         && f->free_blocks + f->npending < want_free
+         && f->npending < GC_PENDING_MAX)   /* full of pinned victims: later */
     {
       uint32_t b = ftl_gc_pick_victim (f);
       if (b == BLOCK_NONE || f->blk[b].valid >= g->sectors_per_block)
         {
           if (f->npending)
             {
+              uint32_t before = f->npending;
               r = erase_pending (f, true);
+              if (r == 0 && f->npending == before)
+                break;          /* all pinned by in-place reads: erased later */
               continue;
             }
           r = -ENOSPC;

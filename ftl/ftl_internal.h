@@ -424,6 +424,10 @@ struct ftl
 
   /* blocks */
   struct block_info *blk;
+  uint64_t pinned_units, copied_units;   /* ftl_read_pinned */
+  uint32_t *pins;                  /* per block: in-place reads holding its
+                                    * pages (ftl_read_pinned); a pinned
+                                    * block is not erased */
   struct free_heap *free_heap;     /* per die */
   uint32_t free_blocks;
   uint32_t bad_blocks;

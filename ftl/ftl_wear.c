@@ -64,7 +64,7 @@ ftl_wear_migrate_one (struct ftl *f)
         continue;
       if (bi->erase_count > maxec)
         maxec = bi->erase_count;
-      if (bi->state == BLK_CLOSED && bi->valid
+      if (bi->state == BLK_CLOSED && bi->valid && !f->pins[b]
           && (coldest == BLOCK_NONE
               || bi->erase_count < f->blk[coldest].erase_count))
         coldest = b;

@@ -181,6 +181,8 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
 {
   if (!r->read_block || !r->sink)
     VFAIL ("scan: read_block and sink callbacks are required");
+  if (!r->map_blocks != !r->release_blocks)
+    VFAIL ("scan: map_blocks and release_blocks go together");
   if (r->ntargets > UINT16_MAX || (r->ntargets && !r->targets))
     VFAIL ("scan: bad target list (%u targets)", r->ntargets);
   if (r->natts > OSSD_PG_MAX_ATTRS || (r->natts && !r->attrs))
@@ -924,10 +926,11 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
   return scan_page (w, target, block, w->page);
 }
 
-/* Scan `count` blocks from `start`: in batches through read_blocks when
- * the reader offers it (one read for many pages), block by block through
- * read_block otherwise or when a batch read fails (so that an unreadable
- * block is handed back alone). */
+/* Scan `count` blocks from `start`: in batches through map_blocks (pages
+ * scanned where the reader keeps them) or read_blocks (one read for many
+ * pages) when the reader offers them, block by block through read_block
+ * otherwise or when a batch read fails (so that an unreadable block is
+ * handed back alone). */
 static int
 scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
 {
@@ -937,7 +940,25 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
   for (uint32_t b = 0; b < count && rc == 0;)
     {
       uint32_t n = count - b < OSSD_SCAN_READ_BATCH ? count - b : OSSD_SCAN_READ_BATCH;
-      if (r->read_blocks && w->batch && n > 1
+      const uint8_t *pages[OSSD_SCAN_READ_BATCH];
+      void *token = NULL;
+      if (r->map_blocks && w->batch && n > 1)
+        {
+          /* pages in place; on any failure block by block, so that a
+           * corrupt or unreadable block fails or goes back alone, with
+           * read_block's message */
+          if (r->map_blocks (r->read_arg, target, start + b, n, w->batch, pages, &token,
+                             w->msg, sizeof w->msg) == 0)
+            {
+              for (uint32_t k = 0; k < n && rc == 0; k++)
+                rc = scan_page (w, target, start + b + k, pages[k]);
+              r->release_blocks (r->read_arg, token);
+            }
+          else
+            for (uint32_t k = 0; k < n && rc == 0; k++)
+              rc = scan_block (w, target, start + b + k);
+        }
+      else if (r->read_blocks && w->batch && n > 1
           && r->read_blocks (r->read_arg, target, start + b, n, w->batch,
                              w->msg, sizeof w->msg) == 0)
         for (uint32_t k = 0; k < n && rc == 0; k++)
@@ -1106,7 +1127,7 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
       ws[i].sc = &sc;
       ws[i].datums = calloc (req->natts ? req->natts : 1, sizeof *ws[i].datums);
       /* Without the batch buffer the worker reads block by block. */
-      if (req->read_blocks)
+      if (req->read_blocks || req->map_blocks)
         ws[i].batch = aligned_alloc (64, (size_t) OSSD_SCAN_READ_BATCH * OSSD_PG_BLCKSZ);
       if (sc.agg_mode)
         ws[i].agg = ossd_agg_table_new (req->naggs, req->aggs, sc.agg_tag, req->ngroup_by,

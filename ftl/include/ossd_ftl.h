@@ -168,6 +168,30 @@ int ftl_list_objects (ftl_t *ftl, uint64_t pid, uint64_t after,
  * short: *nread says how many bytes were filled. */
 int ftl_read (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
               void *buf, size_t len, size_t *nread, ftl_error *err);
+/* In-place read, for the drive's own scans: [off, off + count * unit)
+ * (off and unit multiples of 4 KiB, count <= FTL_PIN_MAX) read as by
+ * ftl_read, with the same timing, statistics and data CRC check of every
+ * NAND page, but a unit whose sectors lie side by side in one NAND page of
+ * a mapped image is not copied: ptrs[k] points at it in the image, and
+ * its NAND block is pinned (never erased) until ftl_unpin(pin).  Every
+ * other unit (holes, data still in a write buffer, pages split over NAND
+ * pages, an image read without a mapping) is copied to scratch + k * unit
+ * and ptrs[k] points there.  On error nothing is pinned.  A short read
+ * (past the object's end) is -ERANGE. */
+#define FTL_PIN_MAX 64
+struct ftl_pin
+{
+  uint32_t n;
+  uint32_t block[FTL_PIN_MAX];
+};
+int ftl_read_pinned (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+                     size_t unit, uint32_t count, void *scratch,
+                     const uint8_t **ptrs, struct ftl_pin *pin, ftl_error *err);
+/* Release what ftl_read_pinned pinned (pin->n = 0 after). */
+void ftl_unpin (ftl_t *ftl, struct ftl_pin *pin);
+/* Units ftl_read_pinned handed out in place / copied, since open. */
+void ftl_pinned_stats (ftl_t *ftl, uint64_t *in_place, uint64_t *copied);
+
 /* Write len bytes at off, extending the object if needed.  -ENOSPC when
  * the drive is full (and nothing of this write is applied). */
 int ftl_write (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,

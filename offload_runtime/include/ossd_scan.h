@@ -294,6 +294,19 @@ typedef int (*ossd_read_blocks_fn) (void *cb_arg, uint32_t target, uint32_t bloc
                                     uint32_t count, void *pages, char *err, size_t errlen);
 #define OSSD_SCAN_READ_BATCH 16
 
+/* Optional in-place batch read, preferred to read_blocks: set pages[k]
+ * (k < count) to block `block + k`, either in the reader's own memory (no
+ * copy) or copied into scratch + k * 8192 (count * 8192 bytes); the pages
+ * are read-only to the engine and stay valid and unchanged until it calls
+ * release_blocks(cb_arg, token) after scanning them.  Integrity is the
+ * reader's as for read_block (a corrupt page fails with -EBADMSG); any
+ * other failure makes the engine fall back to read_block for those
+ * blocks. */
+typedef int (*ossd_map_blocks_fn) (void *cb_arg, uint32_t target, uint32_t block,
+                                   uint32_t count, void *scratch, const uint8_t **pages,
+                                   void **token, char *err, size_t errlen);
+typedef void (*ossd_release_blocks_fn) (void *cb_arg, void *token);
+
 struct ossd_scan_chunk;
 /* Result sink: called from one thread at a time; everything the chunk
  * points at is valid only during the call.  A negative return aborts the
@@ -348,6 +361,8 @@ struct ossd_scan_request
 
   ossd_read_block_fn read_block;
   ossd_read_blocks_fn read_blocks;   /* optional; same read_arg */
+  ossd_map_blocks_fn map_blocks;     /* optional (with release_blocks); same read_arg */
+  ossd_release_blocks_fn release_blocks;
   void *read_arg;
   ossd_sink_fn sink;
   void *sink_arg;
