@@ -24,7 +24,9 @@
 #   array_drive_wait_ready I [S]
 #   fs_umount                clean unmount (fusermount3 -u), wait for exit
 #   fs_kill                  kill -9 ossdfs and detach the dead mount
-#   pg_* helpers             a private PostgreSQL 15 cluster (postgres user)
+#   pg_* helpers             a private PostgreSQL 15 cluster (postgres user);
+#                            pg_start takes $pg_shared_buffers (128MB) and
+#                            $pg_max_wal_size (1GB)
 #   ofs_cleanup              everything above, stopped (the EXIT trap)
 B=$top/build
 ctl=$B/ossdctl
@@ -148,7 +150,7 @@ pg_init () {
 }
 pg_start () {
   pg_as "$pgbin/pg_ctl" -D "$pgdata" -l "$work/pgsock/pg.log" -w -t 120 \
-    -o "-c listen_addresses='' -c unix_socket_directories=$work/pgsock -p $pg_port -c fsync=on -c shared_buffers=128MB -c max_wal_size=1GB -c checkpoint_timeout=30min" \
+    -o "-c listen_addresses='' -c unix_socket_directories=$work/pgsock -p $pg_port -c fsync=on -c shared_buffers=${pg_shared_buffers:-128MB} -c max_wal_size=${pg_max_wal_size:-1GB} -c checkpoint_timeout=30min" \
     start >/dev/null && pg_started=1
 }
 pg_stop () {
