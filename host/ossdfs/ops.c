@@ -383,6 +383,13 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
       else
         batch_set_length (&b, fs->pid, ip->oid, (uint64_t) attr->st_size);
     }
+  /* Zeros appended and not yet on the drive (file.c) get their length
+   * in this batch: the inode stored here leaves the inode clean, and its
+   * size would otherwise be lost at the next mount. */
+  bool store_length = !(to_set & FUSE_SET_ATTR_SIZE) && !ip->dlen
+    && ip->size > ip->drive_size;
+  if (store_length)
+    batch_set_length (&b, fs->pid, ip->oid, ip->size);
   if (r == 0 && ip->removed)
     r = -ENOENT;
   batch_inode (&b, fs, ip->oid, &nd);
@@ -418,6 +425,8 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
           ip->meta_size = (uint64_t) attr->st_size;
           r = stripe_set_lengths (fs, ip, (uint64_t) attr->st_size, 1);
         }
+      if (store_length)
+        ip->drive_size = ip->size;
       if (to_set & FUSE_SET_ATTR_SIZE)
         {
           ip->size = ip->drive_size = (uint64_t) attr->st_size;
