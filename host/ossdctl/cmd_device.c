@@ -250,12 +250,22 @@ device_start (struct ctl *c, int argc, char **argv)
       args[na++] = argv[i - 1];
   args[na] = NULL;
 
-  /* A restart must not format the image again. */
-  char *restart_args[64];
+  /* A restart must not format the image again; with --group it binds a
+   * side path that the watchdog renames onto the socket once it has the
+   * group's mode, so that no client finds a socket it may not open. */
+  char *restart_args[64], staged[PATH_MAX + 16];
   int nr = 0;
+  snprintf (staged, sizeof staged, "%s.restarting", p.sock);
   for (int i = 0; i <= na; i++)
     if (!args[i] || strcmp (args[i], "format=true") != 0)
-      restart_args[nr++] = args[i];
+      {
+        restart_args[nr++] = args[i];
+        if (gr && args[i] && strcmp (args[i], "-U") == 0)
+          {
+            restart_args[nr++] = staged;
+            i++;
+          }
+      }
 
   pid_t watchdog = fork ();
   if (watchdog < 0)
@@ -284,7 +294,8 @@ device_start (struct ctl *c, int argc, char **argv)
         }
       struct watchdog_spec w = {
         .first_args = args, .restart_args = restart_args, .image = image,
-        .socket = p.sock, .state_file = p.restarts,
+        .socket = p.sock, .staged_socket = gr ? staged : NULL,
+        .state_file = p.restarts,
         .socket_gid = gr ? (int) gr->gr_gid : -1,
         .ram_drive = strcmp (image, "ram:") == 0,
       };

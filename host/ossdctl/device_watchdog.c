@@ -99,27 +99,29 @@ watchdog_write_restarts (const char *state_file, int n)
   fclose (f);
 }
 
-/* After a restart: the socket nbdkit made again goes back to the group
- * `device start --group` gave it. */
+/* After a restart: the socket nbdkit bound at the staged path gets the
+ * group `device start --group` gave it, then takes the socket's name
+ * (rename is atomic: a client finds no socket, or one it may open). */
 static void
 watchdog_regroup_socket (const struct watchdog_spec *w)
 {
-  if (w->socket_gid < 0)
+  if (w->socket_gid < 0 || !w->staged_socket)
     return;
-  for (int waited = 0; waited < WATCHDOG_SOCKET_WAIT_MS; waited += 50)
+  for (int waited = 0; waited < WATCHDOG_SOCKET_WAIT_MS; waited += 20)
     {
-      if (access (w->socket, F_OK) == 0)
+      if (access (w->staged_socket, F_OK) == 0)
         {
-          if (chown (w->socket, 0, (gid_t) w->socket_gid) < 0
-              || chmod (w->socket, 0660) < 0)
-            watchdog_log ("cannot give %s to gid %d again: %s", w->socket,
-                          w->socket_gid, strerror (errno));
+          if (chown (w->staged_socket, 0, (gid_t) w->socket_gid) < 0
+              || chmod (w->staged_socket, 0660) < 0
+              || rename (w->staged_socket, w->socket) < 0)
+            watchdog_log ("cannot give %s to gid %d and move it to %s: %s",
+                          w->staged_socket, w->socket_gid, w->socket, strerror (errno));
           return;
         }
-      usleep (50000);
+      usleep (20000);
     }
   watchdog_log ("the restarted drive made no socket %s within %d ms",
-                w->socket, WATCHDOG_SOCKET_WAIT_MS);
+                w->staged_socket, WATCHDOG_SOCKET_WAIT_MS);
 }
 
 static pid_t
@@ -218,5 +220,7 @@ watchdog_run (const struct watchdog_spec *w)
                     w->image, w->socket, restarts);
       /* an aborted nbdkit leaves its socket file behind: bind would fail */
       unlink (w->socket);
+      if (w->staged_socket)
+        unlink (w->staged_socket);
     }
 }

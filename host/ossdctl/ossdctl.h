@@ -78,6 +78,9 @@ struct watchdog_spec
   char *const *restart_args;   /* the same without format=true */
   const char *image;           /* for the log */
   const char *socket;          /* unlinked before a restart */
+  const char *staged_socket;   /* NULL, or where a restart binds before
+                                  the socket gets its group and is renamed
+                                  into place */
   const char *state_file;      /* holds the number of restarts */
   int socket_gid;              /* -1, or --group's gid to give the socket */
   bool ram_drive;              /* never restarted: its contents are gone */

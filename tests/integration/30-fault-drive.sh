@@ -132,6 +132,9 @@ for _ in $(seq 75); do
 done
 [ -n "$back" ] && tap_ok "a crashed drive (SIGABRT) is started again by its watchdog, same socket" \
   || tap_not_ok "a crashed drive (SIGABRT) is started again by its watchdog, same socket" "$(tail -3 "$OSSD_RUNDIR/nbdkit.log")"
+[ "$(stat -c '%U:%G %a' "$sock")" = "root:postgres 660" ] \
+  && tap_ok "the restarted drive's socket has its group again (root:postgres 0660)" \
+  || tap_not_ok "the restarted drive's socket has its group again" "$(stat -c '%U:%G %a' "$sock")"
 [ "$(restarts)" = $(( before + 1 )) ] && tap_ok "device status --json counts the restart ($(restarts))" \
   || tap_not_ok "device status --json counts the restart" "$("$ctl" device status --json)"
 grep -q "nbdkit pid $crashed) crashed (signal 6, Aborted); starting it again" "$OSSD_RUNDIR/nbdkit.log" \
