@@ -540,13 +540,69 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * run whole by one process; a partial path's scan, parallel-aware from its
  * path, shares its blocks among the processes (OSSD_PRIV_PARTIAL).
  */
+static void mark_parallel_scans(PlannedStmt *stmt, Plan *plan, bool under_gather);
+
+/*
+ * A SubPlan in an expression of a node below a Gather runs in the workers
+ * too (a hashed NOT IN in a parallel scan's filter): its OssdScans need
+ * the shared memory as well.
+ */
+typedef struct SubPlanMarkContext
+{
+	PlannedStmt *stmt;
+	Bitmapset  *seen;
+} SubPlanMarkContext;
+
+static bool
+mark_subplans_walker(Node *node, SubPlanMarkContext *cxt)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubPlan))
+	{
+		SubPlan    *sp = (SubPlan *) node;
+
+		if (!bms_is_member(sp->plan_id, cxt->seen))
+		{
+			cxt->seen = bms_add_member(cxt->seen, sp->plan_id);
+			mark_parallel_scans(cxt->stmt, list_nth(cxt->stmt->subplans, sp->plan_id - 1), true);
+		}
+	}
+	return expression_tree_walker(node, mark_subplans_walker, (void *) cxt);
+}
+
 static void
-mark_parallel_scans(Plan *plan, bool under_gather)
+mark_subplans_of(PlannedStmt *stmt, Plan *plan)
+{
+	SubPlanMarkContext cxt = {stmt, NULL};
+
+	mark_subplans_walker((Node *) plan->targetlist, &cxt);
+	mark_subplans_walker((Node *) plan->qual, &cxt);
+	switch (nodeTag(plan))
+	{
+		case T_NestLoop:
+		case T_MergeJoin:
+		case T_HashJoin:
+			mark_subplans_walker((Node *) ((Join *) plan)->joinqual, &cxt);
+			break;
+		case T_CustomScan:
+			mark_subplans_walker((Node *) ((CustomScan *) plan)->custom_exprs, &cxt);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+mark_parallel_scans(PlannedStmt *stmt, Plan *plan, bool under_gather)
 {
 	ListCell   *lc;
 
 	if (plan == NULL)
 		return;
+	/* a Gather's own target list and qual run in the leader */
+	if (under_gather)
+		mark_subplans_of(stmt, plan);
 	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
 		under_gather = true;
 	switch (nodeTag(plan))
@@ -555,24 +611,24 @@ mark_parallel_scans(Plan *plan, bool under_gather)
 			if (under_gather && ((CustomScan *) plan)->methods == &ossd_scan_plan_methods)
 				plan->parallel_aware = true;
 			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				mark_parallel_scans(lfirst(lc), under_gather);
+				mark_parallel_scans(stmt, lfirst(lc), under_gather);
 			break;
 		case T_Append:
 			foreach(lc, ((Append *) plan)->appendplans)
-				mark_parallel_scans(lfirst(lc), under_gather);
+				mark_parallel_scans(stmt, lfirst(lc), under_gather);
 			break;
 		case T_MergeAppend:
 			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				mark_parallel_scans(lfirst(lc), under_gather);
+				mark_parallel_scans(stmt, lfirst(lc), under_gather);
 			break;
 		case T_SubqueryScan:
-			mark_parallel_scans(((SubqueryScan *) plan)->subplan, under_gather);
+			mark_parallel_scans(stmt, ((SubqueryScan *) plan)->subplan, under_gather);
 			break;
 		default:
 			break;
 	}
-	mark_parallel_scans(plan->lefttree, under_gather);
-	mark_parallel_scans(plan->righttree, under_gather);
+	mark_parallel_scans(stmt, plan->lefttree, under_gather);
+	mark_parallel_scans(stmt, plan->righttree, under_gather);
 }
 
 static PlannedStmt *
@@ -586,7 +642,7 @@ ossd_planner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 	if (stmt->parallelModeNeeded)
-		mark_parallel_scans(stmt->planTree, false);
+		mark_parallel_scans(stmt, stmt->planTree, false);
 	ossd_joinfilter_plan(stmt);
 	return stmt;
 }

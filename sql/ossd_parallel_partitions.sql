@@ -241,6 +241,46 @@ SELECT * FROM offload_check($$SELECT a, b FROM ih WHERE a % 5000 = 1$$);
 SELECT * FROM offload_check($$SELECT count(*) FROM ih_c1 WHERE a < 100$$);
 SELECT * FROM offload_check($$SELECT count(*) FROM ONLY ih WHERE a < 100$$);
 DROP TABLE ih, ih_c1, ih_c2, ih_c1_1;
+
+-- ===================================================================
+-- A SubPlan that runs in the workers (a hashed NOT IN in a parallel
+-- scan's filter): its OssdScan is parallel-aware too, so that each
+-- process's drive scan reaches EXPLAIN ANALYZE: its blocks on the drive
+-- are its pages times the processes that ran it (its loops)
+-- ===================================================================
+CREATE TABLE sp_big (id int4, k int4, pad text);
+CREATE TABLE sp_small (k int4, v int4, pad text);
+INSERT INTO sp_big SELECT g, g % 3000, repeat('b', 60) FROM generate_series(1, 60000) g;
+INSERT INTO sp_small SELECT g, g % 7, repeat('s', 60) FROM generate_series(1, 3000) g;
+VACUUM (FREEZE, ANALYZE) sp_big, sp_small;
+CHECKPOINT;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sp_big WHERE k NOT IN (SELECT k FROM sp_small WHERE v = 3);
+SELECT count(*) FROM sp_big WHERE k NOT IN (SELECT k FROM sp_small WHERE v = 3);
+SELECT * FROM offload_check($$SELECT count(*) FROM sp_big WHERE k NOT IN (SELECT k FROM sp_small WHERE v = 3)$$);
+CREATE FUNCTION subplan_blocks_add_up(q text, rel regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  ln text;
+  in_subplan boolean := false;
+  loops int;
+  blocks bigint;
+BEGIN
+  FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF ln ~ 'SubPlan' THEN
+      in_subplan := true;
+    ELSIF in_subplan AND ln ~ 'OssdScan\) on ' THEN
+      loops := substring(ln FROM 'loops=(\d+)')::int;
+    ELSIF in_subplan AND loops IS NOT NULL AND ln ~ 'Blocks on Drive' THEN
+      blocks := substring(ln FROM 'Blocks on Drive: (\d+)')::bigint;
+      EXIT;
+    END IF;
+  END LOOP;
+  RETURN blocks = loops * (SELECT relpages FROM pg_class WHERE oid = rel);
+END
+$$;
+SELECT subplan_blocks_add_up($$SELECT count(*) FROM sp_big WHERE k NOT IN (SELECT k FROM sp_small WHERE v = 3)$$,
+                             'sp_small');
+DROP FUNCTION subplan_blocks_add_up(text, regclass);
+DROP TABLE sp_big, sp_small;
 RESET ossd.force_offload;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
