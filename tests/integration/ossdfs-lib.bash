@@ -14,7 +14,9 @@
 #                            or an array's after array_start)
 # Arrays of N drives (docs/arrays.md), each its own nbdkit under
 # $work/run$i with image $work/drive$i.img:
-#   array_start N [SIZE]     start N drives; ${array_dev[i]} their URIs,
+#   array_start N [SIZE [ARGS...]]
+#                            start N drives (ARGS: more ossdctl device
+#                            start options); ${array_dev[i]} their URIs,
 #                            $ofs_devargs the --device list fs_mount uses
 #   array_create [ARGS]      ossdctl array create over them
 #   array_ctl ARGS...        ossdctl ARGS with the --device list appended
@@ -51,11 +53,12 @@ ofs_init () {
 # ---- arrays ------------------------------------------------------------------
 array_start () {
   local n=$1 size=${2:-2G} i
+  shift 2 2>/dev/null || shift $#
   array_dev=()
   ofs_devargs=()
   for ((i = 0; i < n; i++)); do
     "$ctl" device start --rundir "$work/run$i" --image "$work/drive$i.img" \
-      --size "$size" --volume 64M >/dev/null || return 1
+      --size "$size" --volume 64M "$@" >/dev/null || return 1
     array_dev[i]="nbd+unix:///?socket=$work/run$i/ossd.sock"
     ofs_devargs+=(--device "${array_dev[i]}")
   done
