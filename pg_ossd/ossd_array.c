@@ -279,3 +279,61 @@ ossd_array_explain(OssdScanState *ss, ExplainState *es)
 							es);
 	}
 }
+
+/* A parallel worker adds its per-drive statistics to the shared ones. */
+void
+ossd_array_instr_put(OssdScanState *ss, OssdArrayInstr *ai)
+{
+	OssdArray  *a = ss->array;
+
+	if (a == NULL || a->ndrives > OSSD_INSTR_MAX_DRIVES)
+		return;
+	ai->ndrives = Max(ai->ndrives, a->ndrives);
+	for (int d = 0; d < a->ndrives; d++)
+	{
+		ai->blocks[d] += a->blocks[d];
+		ai->rows[d] += a->rows[d];
+		ai->bytes[d] += a->bytes[d];
+	}
+}
+
+/*
+ * Before the leader takes them: a leader that scanned none of the array's
+ * blocks itself (the workers took every chunk) gets zeroed statistics of
+ * as many drives, so EXPLAIN shows the workers' figures.  The workers have
+ * finished: ndrives no longer changes.
+ */
+void
+ossd_array_instr_prepare(OssdScanState *ss, OssdArrayInstr *ai)
+{
+	OssdArray  *a;
+
+	if (ss->array != NULL || ai->ndrives <= 1)
+		return;
+	a = palloc0(sizeof(OssdArray));
+	a->ndrives = ai->ndrives;
+	a->uris = palloc0(sizeof(char *) * a->ndrives);
+	a->blocks = palloc0(sizeof(uint64) * a->ndrives);
+	a->rows = palloc0(sizeof(uint64) * a->ndrives);
+	a->bytes = palloc0(sizeof(uint64) * a->ndrives);
+	ss->array = a;
+}
+
+/*
+ * The leader takes the workers' (under the shared memory's spinlock: no
+ * ERROR, and the memory is the query's, allocated before).
+ */
+void
+ossd_array_instr_take(OssdScanState *ss, OssdArrayInstr *ai)
+{
+	OssdArray  *a = ss->array;
+
+	if (ai->ndrives <= 1 || a == NULL || a->ndrives != ai->ndrives)
+		return;
+	for (int d = 0; d < a->ndrives; d++)
+	{
+		a->blocks[d] += ai->blocks[d];
+		a->rows[d] += ai->rows[d];
+		a->bytes[d] += ai->bytes[d];
+	}
+}

@@ -30,7 +30,9 @@
  *
  * The drive's stream is read by a helper thread (no PostgreSQL calls in it,
  * all signals blocked) into a bounded queue, so the drive keeps scanning
- * while the backend works on host blocks.  Cancel and statement_timeout are
+ * while the backend works on host blocks.  A relation striped over an
+ * array of drives (ossd_array.c) is sent to every drive at once, one
+ * stream and thread per drive feeding the one queue.  Cancel and statement_timeout are
  * noticed while waiting for chunks; the thread then closes the stream,
  * which cancels the scan on the drive.
  *
@@ -126,6 +128,7 @@ typedef struct OssdSharedInstr
 #define OSSD_INSTR_FIELD(f) uint64 f;
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_FIELD)
 	char		kernel_mode_used[32];
+	OssdArrayInstr array;		/* per drive of an array (ossd_array.c) */
 	/* a partial scan's blocks: [0, nblocks) in chunks of chunk_blocks */
 	BlockNumber nblocks;
 	uint32		chunk_blocks;
@@ -207,11 +210,14 @@ ossd_merge_instr(OssdScanState *ss)
 	if (si == NULL || ss->instr_merged)
 		return;
 	ss->instr_merged = true;
+	if (!IsParallelWorker())
+		ossd_array_instr_prepare(ss, &si->array);
 	SpinLockAcquire(&si->mutex);
 	if (IsParallelWorker())
 	{
 #define OSSD_INSTR_PUT(f) si->f += ss->f;
 		OSSD_INSTR_COUNTERS(OSSD_INSTR_PUT)
+		ossd_array_instr_put(ss, &si->array);
 		if (strcmp(ss->kernel_mode_used, "none") != 0)
 			strlcpy(si->kernel_mode_used, ss->kernel_mode_used, sizeof(si->kernel_mode_used));
 	}
@@ -219,6 +225,7 @@ ossd_merge_instr(OssdScanState *ss)
 	{
 #define OSSD_INSTR_TAKE(f) ss->f += si->f;
 		OSSD_INSTR_COUNTERS(OSSD_INSTR_TAKE)
+		ossd_array_instr_take(ss, &si->array);
 		if (si->kernel_mode_used[0] && strcmp(ss->kernel_mode_used, "none") == 0)
 			strlcpy(ss->kernel_mode_used, si->kernel_mode_used, sizeof(ss->kernel_mode_used));
 	}
@@ -237,6 +244,7 @@ ossd_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 	SpinLockAcquire(&si->mutex);
 #define OSSD_INSTR_ZERO(f) si->f = 0;
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_ZERO)
+	memset(&si->array, 0, sizeof(si->array));
 	si->kernel_mode_used[0] = '\0';
 	SpinLockRelease(&si->mutex);
 	/* the workers are gone: the chunks are handed out anew */

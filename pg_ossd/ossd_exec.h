@@ -24,6 +24,19 @@
 #define OSSD_QUEUE_PER_STREAM 8
 #define OSSD_QUEUE_CAP 64
 
+/*
+ * The per-drive statistics of the processes of a parallel plan, in its
+ * shared memory (ossd_exec.c's OssdSharedInstr; ossd_array.c adds to them).
+ */
+#define OSSD_INSTR_MAX_DRIVES 64
+typedef struct OssdArrayInstr
+{
+	int			ndrives;		/* 0: no process scanned an array */
+	uint64		blocks[OSSD_INSTR_MAX_DRIVES];
+	uint64		rows[OSSD_INSTR_MAX_DRIVES];
+	uint64		bytes[OSSD_INSTR_MAX_DRIVES];
+} OssdArrayInstr;
+
 /* One stream of a scan: one drive's SCAN, read by its own thread */
 typedef struct OssdStreamReader
 {
@@ -197,6 +210,9 @@ extern uint64 ossd_array_drive_blocks(const OssdArray *a, int drive,
 									  Ossd__BlockRange *const *ranges, size_t nranges);
 extern void ossd_array_segment_capability(Relation rel, int segno, int drive, ossd_t *o);
 extern void ossd_array_explain(OssdScanState *ss, struct ExplainState *es);
+extern void ossd_array_instr_put(OssdScanState *ss, OssdArrayInstr *ai);
+extern void ossd_array_instr_prepare(OssdScanState *ss, OssdArrayInstr *ai);
+extern void ossd_array_instr_take(OssdScanState *ss, OssdArrayInstr *ai);
 
 /* ossd_joinfilter.c */
 extern void ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits);

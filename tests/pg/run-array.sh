@@ -104,6 +104,22 @@ else
   tap_not_ok "each drive holds a third of the blocks" "no per-drive figures"
 fi
 
+# -- under a Gather: each process sends each drive a SCAN for its chunks,
+# and EXPLAIN adds up what every process did, per drive too
+ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" -c "SET max_parallel_workers_per_gather = 2" \
+      -c "SET ossd.parallel_chunk_blocks = 64" \
+      -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT l_orderkey FROM lineitem WHERE l_quantity < 24")
+total=$(echo "$ex" | sed -n 's/.*Blocks on Drive: \([0-9]*\).*/\1/p')
+sum=0 n=0
+for b in $(echo "$ex" | sed -n 's/.*Drive [0-9]: blocks=\([0-9]*\).*/\1/p'); do
+  sum=$((sum + b)); [ "$b" -gt 0 ] && n=$((n + 1))
+done
+if echo "$ex" | grep -q "Workers Launched: [1-9]" && [ "$n" = 3 ] && [ "$sum" = "${total:-x}" ]; then
+  tap_ok "parallel scan: the three drives' blocks add up over the processes ($sum = Blocks on Drive)"
+else
+  tap_not_ok "parallel scan: per-drive blocks over the processes" "$(echo "$ex" | tr '\n' ' ')"
+fi
+
 # -- Q1 and Q6: partial aggregates from each drive, merged on the host
 q1="SELECT l_returnflag, l_linestatus, sum(l_quantity), sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)), avg(l_discount), count(*)
       FROM lineitem WHERE l_shipdate <= date '1998-12-01' - interval '90 days' GROUP BY l_returnflag, l_linestatus ORDER BY 1, 2"
