@@ -22,7 +22,8 @@
 #   array_ctl ARGS...        ossdctl ARGS with the --device list appended
 #                            (array info, array fsck)
 #   array_drive_kill I       kill -9 drive I (not restarted by its watchdog)
-#   array_drive_restart I    start drive I again on its image
+#   array_drive_restart I [ARGS...]
+#                            start drive I again on its image
 #   array_drive_wait_ready I [S]
 #   fs_umount                clean unmount (fusermount3 -u), wait for exit
 #   fs_kill                  kill -9 ossdfs and detach the dead mount
@@ -73,7 +74,8 @@ array_drive_kill () {
   rm -f "$pidf"
 }
 array_drive_restart () {
-  "$ctl" device start --rundir "$work/run$1" --image "$work/drive$1.img" >/dev/null
+  local i=$1; shift
+  "$ctl" device start --rundir "$work/run$i" --image "$work/drive$i.img" "$@" >/dev/null
 }
 array_drive_wait_ready () {
   local i

@@ -15,7 +15,9 @@
 #  - TPC-H Q1 and Q6 aggregate on the three drives (partial groups from
 #    each, merged on the host) and answer as offload off does;
 #  - a kernel deployed with ossd_deploy_kernel is on all three drives and
-#    ossd_filter with it answers as its SQL equivalent; dropped from all.
+#    ossd_filter with it answers as its SQL equivalent; dropped from all;
+#  - with one drive killed the offloaded scan fails naming it; restarted,
+#    the answer is offload off's again.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
@@ -166,6 +168,26 @@ psql_q -d regress_ossd -c "SELECT ossd_drop_kernel('q6a')" >/dev/null
 left=$(psql_q -d regress_ossd -c "SELECT count(*) FROM ossd_kernels() WHERE name = 'q6a'")
 [ "$left" = 0 ] && tap_ok "ossd_drop_kernel removed it from the three drives" \
   || tap_not_ok "ossd_drop_kernel removed it from the three drives" "$left left"
+
+# -- a drive of the array down: the offloaded scan fails naming it (never
+# a partial answer); back up, the same query answers as offload off
+q="SELECT count(*), sum(l_quantity) FROM lineitem WHERE l_quantity < 24"
+want=$(psql_q -d regress_ossd -c "SET ossd.enabled = off" -c "$q")
+array_drive_kill 2
+out=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" -c "SET max_parallel_workers_per_gather = 0" -c "$q" 2>&1)
+case $out in
+  *"${array_dev[2]}"*|*"drive 2 of the array"*) tap_ok "drive 2 down: the scan fails naming it ($(echo "$out" | head -1))" ;;
+  *) tap_not_ok "drive 2 down: the scan fails naming it" "$out" ;;
+esac
+array_drive_restart 2 "${drive_access[@]}" && chmod 755 "$work/run2" && array_drive_wait_ready 2 30
+got=
+for _ in $(seq 20); do
+  got=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" -c "SET max_parallel_workers_per_gather = 0" -c "$q" 2>&1)
+  [ "$got" = "$want" ] && break
+  sleep 0.5
+done
+[ -n "$want" ] && [ "$got" = "$want" ] && tap_ok "drive 2 back: the offloaded answer is offload off's ($got)" \
+  || tap_not_ok "drive 2 back: the offloaded answer is offload off's" "got '$got' want '$want'"
 }
 
 main
