@@ -30,7 +30,9 @@
  *
  * The drive's stream is read by a helper thread (no PostgreSQL calls in it,
  * all signals blocked) into a bounded queue, so the drive keeps scanning
- * while the backend works on host blocks.  Cancel and statement_timeout are
+ * while the backend works on host blocks.  A relation striped over an
+ * array of drives (ossd_array.c) is sent to every drive at once, one
+ * stream and thread per drive feeding the one queue.  Cancel and statement_timeout are
  * noticed while waiting for chunks; the thread then closes the stream,
  * which cancels the scan on the drive.
  *
@@ -126,6 +128,7 @@ typedef struct OssdSharedInstr
 #define OSSD_INSTR_FIELD(f) uint64 f;
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_FIELD)
 	char		kernel_mode_used[32];
+	OssdArrayInstr array;		/* per drive of an array (ossd_array.c) */
 	/* a partial scan's blocks: [0, nblocks) in chunks of chunk_blocks */
 	BlockNumber nblocks;
 	uint32		chunk_blocks;
@@ -207,11 +210,14 @@ ossd_merge_instr(OssdScanState *ss)
 	if (si == NULL || ss->instr_merged)
 		return;
 	ss->instr_merged = true;
+	if (!IsParallelWorker())
+		ossd_array_instr_prepare(ss, &si->array);
 	SpinLockAcquire(&si->mutex);
 	if (IsParallelWorker())
 	{
 #define OSSD_INSTR_PUT(f) si->f += ss->f;
 		OSSD_INSTR_COUNTERS(OSSD_INSTR_PUT)
+		ossd_array_instr_put(ss, &si->array);
 		if (strcmp(ss->kernel_mode_used, "none") != 0)
 			strlcpy(si->kernel_mode_used, ss->kernel_mode_used, sizeof(si->kernel_mode_used));
 	}
@@ -219,6 +225,7 @@ ossd_merge_instr(OssdScanState *ss)
 	{
 #define OSSD_INSTR_TAKE(f) ss->f += si->f;
 		OSSD_INSTR_COUNTERS(OSSD_INSTR_TAKE)
+		ossd_array_instr_take(ss, &si->array);
 		if (si->kernel_mode_used[0] && strcmp(ss->kernel_mode_used, "none") == 0)
 			strlcpy(ss->kernel_mode_used, si->kernel_mode_used, sizeof(ss->kernel_mode_used));
 	}
@@ -237,6 +244,7 @@ ossd_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 	SpinLockAcquire(&si->mutex);
 #define OSSD_INSTR_ZERO(f) si->f = 0;
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_ZERO)
+	memset(&si->array, 0, sizeof(si->array));
 	si->kernel_mode_used[0] = '\0';
 	SpinLockRelease(&si->mutex);
 	/* the workers are gone: the chunks are handed out anew */
@@ -272,7 +280,8 @@ ossd_create_scan_state(CustomScan *cscan)
 static void *
 reader_main(void *arg)
 {
-	OssdStreamCtx *s = arg;
+	OssdStreamReader *rd = arg;
+	OssdStreamCtx *s = rd->ctx;
 
 	/* a wait on the drive ends when the backend stops the stream */
 	ossd_thread_abandon_wait = (volatile bool *) &s->cancel;
@@ -285,7 +294,7 @@ reader_main(void *arg)
 		int			r;
 
 		pthread_mutex_lock(&s->mu);
-		while (s->count == OSSD_QUEUE_CAP && !s->cancel)
+		while (s->count >= s->qcap && !s->cancel)
 			pthread_cond_wait(&s->cv, &s->mu);
 		stop = s->cancel;
 		pthread_mutex_unlock(&s->mu);
@@ -293,15 +302,23 @@ reader_main(void *arg)
 			break;
 
 		memset(&err, 0, sizeof(err));
-		r = ossd_stream_next(s->stream, &resp, &err);
+		r = ossd_stream_next(rd->stream, &resp, &err);
 
 		pthread_mutex_lock(&s->mu);
 		if (r < 0)
 		{
-			s->failed = true;
-			s->status = err.status;
-			snprintf(s->errmsg, sizeof(s->errmsg), "%s",
-					 err.msg[0] ? err.msg : "unknown channel error");
+			/* one drive failing ends the whole scan */
+			if (!s->failed)
+			{
+				s->failed = true;
+				s->status = err.status;
+				if (s->nreaders > 1)
+					snprintf(s->errmsg, sizeof(s->errmsg), "drive %d of the array: %s", rd->drive,
+							 err.msg[0] ? err.msg : "unknown channel error");
+				else
+					snprintf(s->errmsg, sizeof(s->errmsg), "%s",
+							 err.msg[0] ? err.msg : "unknown channel error");
+			}
 			if (resp)
 				ossd__response__free_unpacked(resp, NULL);
 			s->done = true;
@@ -311,7 +328,8 @@ reader_main(void *arg)
 		}
 		if (resp == NULL)
 		{
-			s->done = true;
+			if (--s->nlive == 0)
+				s->done = true;
 			pthread_cond_broadcast(&s->cv);
 			pthread_mutex_unlock(&s->mu);
 			break;
@@ -320,21 +338,36 @@ reader_main(void *arg)
 		s->chunks++;
 		last = resp->scan == NULL || resp->scan->last;
 		s->q[(s->head + s->count) % OSSD_QUEUE_CAP] = resp;
+		s->qdrive[(s->head + s->count) % OSSD_QUEUE_CAP] = rd->drive;
 		s->count++;
-		if (last)
+		if (last && --s->nlive == 0)
 			s->done = true;
 		pthread_cond_broadcast(&s->cv);
 		pthread_mutex_unlock(&s->mu);
 		if (last)
 			break;
 	}
-	ossd_stream_close(s->stream);
+	ossd_stream_close(rd->stream);
 	pthread_mutex_lock(&s->mu);
-	s->stream = NULL;
-	s->exited = true;
+	rd->stream = NULL;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
+}
+
+/* A context for up to nreaders streams, none started yet. */
+static OssdStreamCtx *
+stream_ctx_new(int nreaders)
+{
+	OssdStreamCtx *s = calloc(1, offsetof(OssdStreamCtx, readers) +
+							  sizeof(OssdStreamReader) * nreaders);
+
+	if (s == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	s->qcap = Min(OSSD_QUEUE_CAP, OSSD_QUEUE_PER_STREAM * nreaders);
+	return s;
 }
 
 static void
@@ -342,16 +375,19 @@ stream_ctx_free(OssdStreamCtx *s)
 {
 	if (s == NULL)
 		return;
-	if (s->thread_started)
+	pthread_mutex_lock(&s->mu);
+	s->cancel = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	for (int i = 0; i < s->nreaders; i++)
 	{
-		pthread_mutex_lock(&s->mu);
-		s->cancel = true;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		pthread_join(s->thread, NULL);
+		OssdStreamReader *rd = &s->readers[i];
+
+		if (rd->thread_started)
+			pthread_join(rd->thread, NULL);
+		else if (rd->stream)
+			ossd_stream_close(rd->stream);
 	}
-	else if (s->stream)
-		ossd_stream_close(s->stream);
 	while (s->count > 0)
 	{
 		ossd__response__free_unpacked(s->q[s->head], NULL);
@@ -761,12 +797,80 @@ fill_constant_args(List *consts, Ossd__Scan *sc)
  * one per segment file as its permissions allow (ossd_relation.c).
  */
 static void
-attach_segment_capabilities(Relation rel, List *segs, ossd_t *o)
+attach_segment_capabilities(Relation rel, List *segs, int drive, ossd_t *o)
 {
 	ListCell   *lc;
 
 	foreach(lc, segs)
-		ossd_segment_capability(rel, ((SegPlan *) lfirst(lc))->segno, o);
+		ossd_array_segment_capability(rel, ((SegPlan *) lfirst(lc))->segno, drive, o);
+}
+
+/*
+ * Open the stream of drive `drive` (at uri) for req, as the next reader of
+ * ss->sc.  False, having opened nothing, when the drive has no channel
+ * slot free for us; other failures are errors.
+ */
+static bool
+start_drive_stream(OssdScanState *ss, Ossd__Request *req, List *segs,
+				   int drive, const char *uri)
+{
+	Relation	rel = ss->css.ss.ss_currentRelation;
+	OssdStreamCtx *s = ss->sc;
+	OssdStreamReader *rd = &s->readers[s->nreaders];
+	ossd_error	err;
+	ossd_t	   *o;
+	bool		busy;
+
+	o = ossd_try_connection(uri, &busy);
+	if (o == NULL)
+		return false;
+
+	/*
+	 * Every slot of the backend's connection is held by its own open scans
+	 * (cursors left open, several scans of one plan): waiting for one would
+	 * wait for ourselves until the timeout.  The host scans this one.
+	 */
+	if (ossd_slots_all_busy(o))
+		return false;
+	attach_segment_capabilities(rel, segs, drive, o);
+	if (s->nreaders == 0)
+		ossd_joinfilter_fill(ss, req->scan, ossd_control_block(o)->feature_bits);
+	rd->ctx = s;
+	rd->drive = drive;
+
+	memset(&err, 0, sizeof(err));
+	if (ossd_stream_start(o, req, &rd->stream, &err) < 0 &&
+		((err.status == OSSD_STATUS_TRANSPORT && err.errnum != ETIMEDOUT) ||
+		 err.status == OSSD__STATUS__ERR_SLOT))
+	{
+		/* a cached connection whose slot lease lapsed: reconnect once */
+		ossd_forget_connection(uri);
+		o = ossd_try_connection(uri, &busy);
+		if (o != NULL)
+			attach_segment_capabilities(rel, segs, drive, o);
+		memset(&err, 0, sizeof(err));
+		rd->stream = NULL;
+		if (o == NULL)
+			err.status = OSSD__STATUS__ERR_BUSY;
+		else
+			(void) ossd_stream_start(o, req, &rd->stream, &err);
+	}
+	if (rd->stream == NULL && err.status == OSSD__STATUS__ERR_BUSY)
+		return false;
+	if (rd->stream == NULL)
+	{
+		ossd_interrupts_after_wait(err.status);
+		if (err.status == OSSD_STATUS_TRANSPORT)
+			ossd_forget_connection(uri);
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("could not start an offloaded scan of \"%s\" on drive \"%s\"",
+						RelationGetRelationName(rel), uri),
+				 errdetail("%s", err.msg)));
+	}
+	s->nreaders++;
+	s->nlive++;
+	return true;
 }
 
 /*
@@ -781,14 +885,14 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	Ossd__Request req = OSSD__REQUEST__INIT;
 	Ossd__Scan sc = OSSD__SCAN__INIT;
-	ossd_error	err;
-	ossd_t	   *o;
 	ListCell   *lc;
 	int			i;
+	int			d;
+	int			ndrives;
+	uint64	   *drive_blocks;
 	OssdStreamCtx *s;
 	sigset_t	all,
 				old;
-	bool		busy;
 
 	sc.n_targets = list_length(segs);
 	sc.targets = palloc(sizeof(Ossd__ScanTarget *) * sc.n_targets);
@@ -899,67 +1003,55 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	req.body_case = OSSD__REQUEST__BODY_SCAN;
 	req.scan = &sc;
 
-	o = ossd_try_connection(ss->uri, &busy);
-	if (o == NULL)
-		return false;
-
 	/*
-	 * Every slot of the backend's connection is held by its own open scans
-	 * (cursors left open, several scans of one plan): waiting for one would
-	 * wait for ourselves until the timeout.  The host scans this one.
+	 * One stream per drive: a striped relation's drives are each sent the
+	 * same heap ranges with their own geometry (ossd_array.c) and keep the
+	 * blocks of their units; a drive with none of them is not asked.
 	 */
-	if (ossd_slots_all_busy(o))
-		return false;
-	attach_segment_capabilities(rel, segs, o);
-	ossd_joinfilter_fill(ss, &sc, ossd_control_block(o)->feature_bits);
-	s = calloc(1, sizeof(OssdStreamCtx));
-	if (s == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
-	ss->sc = s;
-
-	memset(&err, 0, sizeof(err));
-	if (ossd_stream_start(o, &req, &s->stream, &err) < 0 &&
-		((err.status == OSSD_STATUS_TRANSPORT && err.errnum != ETIMEDOUT) ||
-		 err.status == OSSD__STATUS__ERR_SLOT))
+	ndrives = ss->array ? ss->array->ndrives : 1;
+	drive_blocks = palloc0(sizeof(uint64) * ndrives);
+	ss->sc = stream_ctx_new(ndrives);
+	for (d = 0; d < ndrives; d++)
 	{
-		/* a cached connection whose slot lease lapsed: reconnect once */
-		ossd_forget_connection(ss->uri);
-		o = ossd_try_connection(ss->uri, &busy);
-		if (o != NULL)
-			attach_segment_capabilities(rel, segs, o);
-		memset(&err, 0, sizeof(err));
-		s->stream = NULL;
-		if (o == NULL)
-			err.status = OSSD__STATUS__ERR_BUSY;
-		else
-			(void) ossd_stream_start(o, &req, &s->stream, &err);
+		if (ss->array)
+		{
+			for (i = 0; i < (int) sc.n_targets; i++)
+			{
+				ossd_array_target(ss->array, d, sc.targets[i]);
+				drive_blocks[d] += ossd_array_drive_blocks(ss->array, d, sc.targets[i]->ranges,
+														   sc.targets[i]->n_ranges);
+			}
+			if (drive_blocks[d] == 0)
+				continue;
+		}
+		if (!start_drive_stream(ss, &req, segs, d, ss->array ? ss->array->uris[d] : ss->uri))
+		{
+			/* the host scans every block, under the same rule as any */
+			stream_ctx_free(ss->sc);
+			ss->sc = NULL;
+			return false;
+		}
 	}
-	if (s->stream == NULL && err.status == OSSD__STATUS__ERR_BUSY)
-	{
-		stream_ctx_free(s);
-		ss->sc = NULL;
-		return false;
-	}
-	if (s->stream == NULL)
-	{
-		ossd_interrupts_after_wait(err.status);
-		if (err.status == OSSD_STATUS_TRANSPORT)
-			ossd_forget_connection(ss->uri);
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("could not start an offloaded scan of \"%s\" on drive \"%s\"",
-						RelationGetRelationName(rel), ss->uri),
-				 errdetail("%s", err.msg)));
-	}
+	s = ss->sc;
+	if (s->nreaders == 0)
+		s->done = true;
+	if (ss->array)
+		for (d = 0; d < ndrives; d++)
+			ss->array->blocks[d] += drive_blocks[d];
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&s->thread, NULL, reader_main, s) == 0)
-		s->thread_started = true;
+	for (i = 0; i < s->nreaders; i++)
+	{
+		OssdStreamReader *rd = &s->readers[i];
+
+		if (pthread_create(&rd->thread, NULL, reader_main, rd) == 0)
+			rd->thread_started = true;
+		else
+			break;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!s->thread_started)
+	if (i < s->nreaders)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the pg_ossd stream reader thread")));
@@ -1002,7 +1094,12 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 			if (ossd_segment_object(rel, segno, &uri, &pid, &oid, &size) &&
 				(ss->uri == NULL || strcmp(ss->uri, uri) == 0))
 			{
-				ss->uri = ss->uri ? ss->uri : uri;
+				if (ss->uri == NULL)
+				{
+					ss->uri = uri;
+					/* every segment of the relation is on the same drives */
+					ss->array = ossd_segment_array(rel, segno, uri);
+				}
 				sp = palloc0(sizeof(SegPlan));
 				sp->segno = segno;
 				sp->pid = pid;
@@ -1320,6 +1417,7 @@ take_chunk(OssdScanState *ss, bool wait)
 		if (s->count > 0)
 		{
 			ss->cur = s->q[s->head];
+			ss->cur_drive = s->qdrive[s->head];
 			s->head = (s->head + 1) % OSSD_QUEUE_CAP;
 			s->count--;
 			got = true;
@@ -1360,6 +1458,11 @@ take_chunk(OssdScanState *ss, bool wait)
 				snprintf(ss->kernel_mode_used, sizeof(ss->kernel_mode_used), "%s", c->kernel_mode);
 			/* counted as they arrive: a LIMIT may leave some unread */
 			ss->rows_drive += c->row_count;
+			if (ss->array)
+			{
+				ss->array->rows[ss->cur_drive] += c->row_count;
+				ss->array->bytes[ss->cur_drive] += ossd__response__get_packed_size(ss->cur);
+			}
 			/* blocks handed back whole: scan them on the host */
 			for (size_t i = 0; i + 2 < c->n_host_blocks; i += 3)
 			{

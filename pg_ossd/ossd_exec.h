@@ -16,34 +16,78 @@
 #include "access/htup_details.h"
 #include "nodes/execnodes.h"
 #include "storage/buf.h"
+#include "utils/rel.h"
 
 #include "libossd.h"
 
-#define OSSD_QUEUE_CAP 8
+/* chunks queued per stream, and at most in all */
+#define OSSD_QUEUE_PER_STREAM 8
+#define OSSD_QUEUE_CAP 64
 
 /*
- * What the reader thread and the backend share.  malloc'd: the thread must
- * never touch palloc'd memory or call into PostgreSQL.
+ * The per-drive statistics of the processes of a parallel plan, in its
+ * shared memory (ossd_exec.c's OssdSharedInstr; ossd_array.c adds to them).
+ */
+#define OSSD_INSTR_MAX_DRIVES 64
+typedef struct OssdArrayInstr
+{
+	int			ndrives;		/* 0: no process scanned an array */
+	uint64		blocks[OSSD_INSTR_MAX_DRIVES];
+	uint64		rows[OSSD_INSTR_MAX_DRIVES];
+	uint64		bytes[OSSD_INSTR_MAX_DRIVES];
+} OssdArrayInstr;
+
+/* One stream of a scan: one drive's SCAN, read by its own thread */
+typedef struct OssdStreamReader
+{
+	struct OssdStreamCtx *ctx;
+	ossd_stream *stream;
+	int			drive;			/* index in the array (0 on one drive) */
+	pthread_t	thread;
+	bool		thread_started;
+} OssdStreamReader;
+
+/*
+ * What the reader threads (one per drive scanned) and the backend share.
+ * malloc'd: the threads must never touch palloc'd memory or call into
+ * PostgreSQL.  The chunks of every drive go to one queue, each with the
+ * index of its drive.
  */
 typedef struct OssdStreamCtx
 {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	ossd_stream *stream;
 	Ossd__Response *q[OSSD_QUEUE_CAP];
+	int			qdrive[OSSD_QUEUE_CAP];
 	int			head;
 	int			count;
-	bool		cancel;			/* backend -> thread: stop */
-	bool		done;			/* thread -> backend: no more chunks */
-	bool		exited;
+	int			qcap;			/* queue bound: OSSD_QUEUE_PER_STREAM each */
+	bool		cancel;			/* backend -> threads: stop */
+	bool		done;			/* threads -> backend: no more chunks */
+	int			nlive;			/* streams not at their end */
 	bool		failed;
 	int			status;
 	char		errmsg[600];
 	uint64		bytes;			/* packed response bytes received */
 	uint64		chunks;
-	pthread_t	thread;
-	bool		thread_started;
+	int			nreaders;
+	OssdStreamReader readers[FLEXIBLE_ARRAY_MEMBER];
 } OssdStreamCtx;
+
+/*
+ * The array of drives a striped relation is on (ossd_array.c), with the
+ * statistics of each drive for EXPLAIN ANALYZE.  NULL in OssdScanState for
+ * a relation on one drive.
+ */
+typedef struct OssdArray
+{
+	int			ndrives;
+	uint32		unit_blocks;	/* stripe unit in heap blocks */
+	char	  **uris;			/* in array order; uris[0] is ss->uri */
+	uint64	   *blocks;			/* heap blocks sent to each drive */
+	uint64	   *rows;			/* rows each drive returned */
+	uint64	   *bytes;			/* packed response bytes from each drive */
+} OssdArray;
 
 /* Aggregate-mode hooks (ossd_upper.c) */
 struct OssdAggExec;
@@ -88,6 +132,8 @@ typedef struct OssdScanState
 	HeapTupleData htup;
 
 	char	   *uri;
+	OssdArray  *array;			/* the drives of a striped relation, or NULL */
+	int			cur_drive;		/* the drive ss->cur came from */
 	OssdStreamCtx *sc;
 	Ossd__Response *cur;
 	size_t		row_pos;
@@ -156,6 +202,17 @@ extern void ossd_agg_consume_groups(OssdScanState *ss, Ossd__ScanChunk *c);
 extern TupleTableSlot *ossd_agg_next(OssdScanState *ss);
 extern void ossd_agg_rescan(OssdScanState *ss);
 extern void ossd_agg_explain(OssdScanState *ss, List *dpcontext, struct ExplainState *es);
+
+/* ossd_array.c */
+extern OssdArray *ossd_segment_array(Relation rel, int segno, const char *uri0);
+extern void ossd_array_target(const OssdArray *a, int drive, Ossd__ScanTarget *t);
+extern uint64 ossd_array_drive_blocks(const OssdArray *a, int drive,
+									  Ossd__BlockRange *const *ranges, size_t nranges);
+extern void ossd_array_segment_capability(Relation rel, int segno, int drive, ossd_t *o);
+extern void ossd_array_explain(OssdScanState *ss, struct ExplainState *es);
+extern void ossd_array_instr_put(OssdScanState *ss, OssdArrayInstr *ai);
+extern void ossd_array_instr_prepare(OssdScanState *ss, OssdArrayInstr *ai);
+extern void ossd_array_instr_take(OssdScanState *ss, OssdArrayInstr *ai);
 
 /* ossd_joinfilter.c */
 extern void ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits);

@@ -95,6 +95,8 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyUInteger("Block Chunks", NULL, ss->chunks_claimed, es);
 		ExplainPropertyUInteger("Channel Bytes", "bytes", ss->channel_bytes, es);
 		ExplainPropertyUInteger("Heap Bytes on Drive", "bytes", ss->blocks_drive * BLCKSZ, es);
+		/* a striped relation: what each drive of the array did */
+		ossd_array_explain(ss, es);
 		if (es->verbose)
 		{
 			ExplainPropertyUInteger("Drive Tuples Seen", NULL, ss->dev_tuples_seen, es);

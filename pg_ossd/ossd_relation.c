@@ -217,8 +217,8 @@ ossd_segment_object(Relation rel, int segno, char **uri, uint64 *pid,
  * its expiry, or 0 when ossdfs gives none (the drive will then say what
  * is missing).
  */
-static uint64
-add_capability_from(ossd_t *o, const char *path, const char *name)
+uint64
+ossd_add_capability_from(ossd_t *o, const char *path, const char *name)
 {
 	char		text[OSSD_CAP_TEXT_MAX + 1];
 	struct ossd_cap cap;
@@ -261,7 +261,9 @@ ossd_add_kernel_capability(ossd_t *o, const char *uri)
 				snprintf(path, sizeof(path), "pg_tblspc/%s", de->d_name);
 			if (read_xattr(path, "user.ossd.device", dev, sizeof(dev)) &&
 				strcmp(dev, uri) == 0)
-				expiry = add_capability_from(o, path, "user.ossd.kernelcap");
+				expiry = ossd_add_capability_from(o, path, "user.ossd.kernelcap");
+			else
+				expiry = ossd_array_kernel_capability(o, uri, path);
 		}
 	}
 	if (d)
@@ -284,7 +286,7 @@ ossd_segment_capability(Relation rel, int segno, ossd_t *o)
 	else
 		snprintf(path, sizeof(path), "%s.%d", base, segno);
 	pfree(base);
-	(void) add_capability_from(o, path, "user.ossd.cap");
+	(void) ossd_add_capability_from(o, path, "user.ossd.cap");
 }
 
 /*

@@ -42,7 +42,8 @@ PG_FUNCTION_INFO_V1(ossd_filter);
 
 /*
  * The drives SQL may name: those of ossd tablespaces (the user.ossd.device
- * xattr that ossdfs puts on the tablespace directory), ossd.default_device
+ * xattr that ossdfs puts on the tablespace directory, and on an array
+ * every member of its user.ossd.array), ossd.default_device
  * and the entries of ossd.devices -- both superuser-only settings.  A URI
  * whose scheme would open a drive image inside this process (inproc:,
  * file:) is never among them, whoever wrote it.  *spcnames gets the
@@ -73,9 +74,18 @@ all_devices(List **spcnames)
 			!list_member(uris, makeString(uri)))
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);
+			ListCell   *mc;
 
 			uris = lappend(uris, makeString(pstrdup(uri)));
 			names = lappend(names, pstrdup(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2)));
+			/* an array tablespace: every member drive too (ossd_array.c) */
+			foreach(mc, ossd_tablespace_members(spc))
+				if (ossd_device_uri_allowed(lfirst(mc), &why) &&
+					!list_member(uris, makeString(lfirst(mc))))
+				{
+					uris = lappend(uris, makeString(pstrdup(lfirst(mc))));
+					names = lappend(names, pstrdup(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2)));
+				}
 			MemoryContextSwitchTo(old);
 		}
 	}
@@ -140,14 +150,37 @@ known_device(text *arg)
 /*
  * The drives a function works on: the one named by argument `argno`, or
  * every known drive when it is NULL.  `required`: no drive is an ERROR.
+ * `whole_array`: a named drive of an array tablespace stands for every
+ * drive of the array (a kernel must be on each drive a scan goes to).
  */
 static List *
-target_devices(FunctionCallInfo fcinfo, int argno, bool required)
+target_devices(FunctionCallInfo fcinfo, int argno, bool required, bool whole_array)
 {
 	List	   *uris;
 
 	if (!PG_ARGISNULL(argno))
-		return list_make1(known_device(PG_GETARG_TEXT_PP(argno)));
+	{
+		char	   *uri = known_device(PG_GETARG_TEXT_PP(argno));
+		List	   *names;
+		List	   *res = NIL;
+		char	   *spc = NULL;
+		ListCell   *lc,
+				   *nc;
+
+		if (!whole_array)
+			return list_make1(uri);
+		/* all_devices names each drive of a tablespace by that tablespace */
+		uris = all_devices(&names);
+		forboth(lc, uris, nc, names)
+			if (strcmp(lfirst(lc), uri) == 0)
+				spc = lfirst(nc);
+		if (spc == NULL)
+			return list_make1(uri);
+		forboth(lc, uris, nc, names)
+			if (lfirst(nc) && strcmp(lfirst(nc), spc) == 0)
+				res = lappend(res, lfirst(lc));
+		return res;
+	}
 	uris = all_devices(NULL);
 	if (uris == NIL && required)
 		ereport(ERROR,
@@ -292,7 +325,7 @@ ossd_device_stats(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	uris = target_devices(fcinfo, 0, false);
+	uris = target_devices(fcinfo, 0, false, false);
 	foreach(lc, uris)
 	{
 		Ossd__Request req = OSSD__REQUEST__INIT;
@@ -725,7 +758,7 @@ ossd_deploy_kernel(PG_FUNCTION_ARGS)
 	image = PG_GETARG_BYTEA_PP(1);
 	replace = PG_GETARG_BOOL(3);
 	check_kernel_name(name);
-	uris = target_devices(fcinfo, 2, true);
+	uris = target_devices(fcinfo, 2, true, true);
 
 	prog = load_verified(name, VARDATA_ANY(image), VARSIZE_ANY_EXHDR(image));
 	ossd_prog_hash_hex(prog, hash);
@@ -806,7 +839,7 @@ ossd_kernels(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	uris = target_devices(fcinfo, 0, false);
+	uris = target_devices(fcinfo, 0, false, false);
 	foreach(lc, uris)
 	{
 		Ossd__Request req = OSSD__REQUEST__INIT;
@@ -869,7 +902,7 @@ ossd_drop_kernel(PG_FUNCTION_ARGS)
 	arg_not_null(fcinfo, 2, "if_exists");
 	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if_exists = PG_GETARG_BOOL(2);
-	uris = target_devices(fcinfo, 1, true);
+	uris = target_devices(fcinfo, 1, true, true);
 	if (!PG_ARGISNULL(1))
 		foreach(lc, all_devices(NULL))
 			if (strcmp(lfirst(lc), linitial(uris)) != 0)

@@ -9,6 +9,8 @@
  *	pg_ossd.c		_PG_init, every GUC
  *	ossd_relation.c	tablespace detection, segment files -> objects, device
  *					connections
+ *	ossd_array.c	tablespaces striped over an array of drives: layout,
+ *					per-drive geometry and capabilities, member drives
  *	ossd_pushdown.c	the whitelist: which expressions the drive may evaluate
  *	ossd_qualgen.c	compiles whitelisted quals to eBPF raw images
  *	ossd_planner.c	set_rel_pathlist_hook, CustomScan path and plan, costing
@@ -63,12 +65,18 @@ extern struct ossd *ossd_get_connection(const char *uri);
 extern struct ossd *ossd_try_connection(const char *uri, bool *busy);
 extern void ossd_segment_capability(Relation rel, int segno, struct ossd *o);
 extern uint64 ossd_add_kernel_capability(struct ossd *o, const char *uri);
+extern uint64 ossd_add_capability_from(struct ossd *o, const char *path, const char *name);
 extern void ossd_forget_connection(const char *uri);
 extern int	ossd_wait_interrupted(void *arg);
 extern __thread volatile bool *ossd_thread_abandon_wait;
 extern void ossd_interrupts_after_wait(int status);
 extern List *ossd_known_devices(void);
 extern bool ossd_device_uri_allowed(const char *uri, const char **why);
+
+/* ossd_array.c (the rest in ossd_exec.h) */
+extern List *ossd_tablespace_members(Oid spcoid);
+extern uint64 ossd_array_kernel_capability(struct ossd *o, const char *uri,
+										   const char *path);
 
 /* ossd_pushdown.c */
 typedef enum OssdOpClass

@@ -12,7 +12,9 @@
  * the mount's counters (stats.c); setting it to anything resets them.
  * user.ossd.layout (regular files) is where the file's bytes are: "raid0
  * n=N unit=BYTES [uuid=UUID] drives=URI,..." (stripe.c, docs/arrays.md);
- * user.ossd.device stays drive 0's URI.
+ * user.ossd.device stays drive 0's URI.  user.ossd.array (every inode,
+ * directories too) is the mount's layout in the same form: the drives a
+ * tablespace directory's files go to (pg_ossd deploys kernels to each).
  * user.ossd.cap and user.ossd.kernelcap hand the caller a capability
  * (caps.c). */
 #include <errno.h>
@@ -126,6 +128,8 @@ synth (struct fs *fs, struct inode *ip, const char *name, char *buf,
     return stats_format (fs, buf, cap);
   if (strcmp (name, "user.ossd.layout") == 0)
     return S_ISREG (ip->d.mode) ? stripe_layout_text (fs, buf, cap) : -1;
+  if (strcmp (name, "user.ossd.array") == 0)
+    return stripe_layout_text (fs, buf, cap);
   return -1;
 }
 

@@ -14,13 +14,16 @@
 #                            or an array's after array_start)
 # Arrays of N drives (docs/arrays.md), each its own nbdkit under
 # $work/run$i with image $work/drive$i.img:
-#   array_start N [SIZE]     start N drives; ${array_dev[i]} their URIs,
+#   array_start N [SIZE [ARGS...]]
+#                            start N drives (ARGS: more ossdctl device
+#                            start options); ${array_dev[i]} their URIs,
 #                            $ofs_devargs the --device list fs_mount uses
 #   array_create [ARGS]      ossdctl array create over them
 #   array_ctl ARGS...        ossdctl ARGS with the --device list appended
 #                            (array info, array fsck)
 #   array_drive_kill I       kill -9 drive I (not restarted by its watchdog)
-#   array_drive_restart I    start drive I again on its image
+#   array_drive_restart I [ARGS...]
+#                            start drive I again on its image
 #   array_drive_wait_ready I [S]
 #   fs_umount                clean unmount (fusermount3 -u), wait for exit
 #   fs_kill                  kill -9 ossdfs and detach the dead mount
@@ -53,11 +56,12 @@ ofs_init () {
 # ---- arrays ------------------------------------------------------------------
 array_start () {
   local n=$1 size=${2:-2G} i
+  shift 2 2>/dev/null || shift $#
   array_dev=()
   ofs_devargs=()
   for ((i = 0; i < n; i++)); do
     "$ctl" device start --rundir "$work/run$i" --image "$work/drive$i.img" \
-      --size "$size" --volume 64M >/dev/null || return 1
+      --size "$size" --volume 64M "$@" >/dev/null || return 1
     array_dev[i]="nbd+unix:///?socket=$work/run$i/ossd.sock"
     ofs_devargs+=(--device "${array_dev[i]}")
   done
@@ -72,7 +76,8 @@ array_drive_kill () {
   rm -f "$pidf"
 }
 array_drive_restart () {
-  "$ctl" device start --rundir "$work/run$1" --image "$work/drive$1.img" >/dev/null
+  local i=$1; shift
+  "$ctl" device start --rundir "$work/run$i" --image "$work/drive$i.img" "$@" >/dev/null
 }
 array_drive_wait_ready () {
   local i

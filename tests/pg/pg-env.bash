@@ -3,6 +3,8 @@
 # and a tablespace "ossd" on the mount.  Source after tests/harness/tap.sh
 # with $top set; builds on tests/integration/ossdfs-lib.bash.
 #   pgenv_up NAME [DRIVE_SIZE]   everything up; trap stops it all on exit
+#   pgenv_up_array NAME N [DRIVE_SIZE [UNIT]]
+#                                the same on an array of N drives
 #   psql_q ...                   psql as postgres (from ossdfs-lib.bash)
 source "$top/tests/integration/ossdfs-lib.bash"
 pg_port=${PG_PORT:-5441}
@@ -22,6 +24,23 @@ pgenv_up () {
   ofs_init "$1"
   drive_start "${2:-4G}" >"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
   drive_open_for_postgres
+  pgenv_cluster_up
+}
+
+# The same on an array of N drives (docs/arrays.md), each reachable by the
+# postgres group, labelled by ossdctl array create with stripe unit UNIT:
+#   pgenv_up_array NAME N [DRIVE_SIZE [UNIT]]
+pgenv_up_array () {
+  local i
+  ofs_init "$1"
+  array_start "$2" "${3:-2G}" "${drive_access[@]}" >"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
+  for ((i = 0; i < $2; i++)); do chmod 755 "$work/run$i"; done
+  array_create --stripe-unit "${4:-1M}" >>"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
+  pgenv_cluster_up
+}
+
+# ossdfs on the drive(s) of $ofs_devargs, the cluster, tablespace "ossd"
+pgenv_cluster_up () {
   fs_mount --kernel-group postgres || return 1
   mkdir -p "$mnt/ts"
   chown postgres: "$mnt/ts"
