@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ossd_array.h"
+#include "ossd_le.h"
 
 #define LABEL_MAGIC "OSSDARR1"
 #define LABEL_VERSION 1
@@ -82,32 +83,6 @@ ossd_stripe_unit_check (uint64_t unit, char *why, size_t len)
 
 /* ---- label ------------------------------------------------------------- */
 
-static void
-put32 (uint8_t *p, uint32_t v)
-{
-  v = htole32 (v);
-  memcpy (p, &v, 4);
-}
-static void
-put64 (uint8_t *p, uint64_t v)
-{
-  v = htole64 (v);
-  memcpy (p, &v, 8);
-}
-static uint32_t
-get32 (const uint8_t *p)
-{
-  uint32_t v;
-  memcpy (&v, p, 4);
-  return le32toh (v);
-}
-static uint64_t
-get64 (const uint8_t *p)
-{
-  uint64_t v;
-  memcpy (&v, p, 8);
-  return le64toh (v);
-}
 
 void
 ossd_array_label_encode (const struct ossd_array_label *l,
@@ -115,12 +90,12 @@ ossd_array_label_encode (const struct ossd_array_label *l,
 {
   memset (out, 0, OSSD_ARRAY_LABEL_SIZE);
   memcpy (out, LABEL_MAGIC, 8);
-  put32 (out + 8, LABEL_VERSION);
-  put32 (out + 12, l->index);
-  put32 (out + 16, l->count);
-  put64 (out + 24, l->unit);
+  ossd_le_put32 (out + 8, LABEL_VERSION);
+  ossd_le_put32 (out + 12, l->index);
+  ossd_le_put32 (out + 16, l->count);
+  ossd_le_put64 (out + 24, l->unit);
   memcpy (out + 32, l->uuid, 16);
-  put64 (out + 48, l->created_ns);
+  ossd_le_put64 (out + 48, l->created_ns);
 }
 
 int
@@ -134,18 +109,18 @@ ossd_array_label_decode (struct ossd_array_label *l, const uint8_t *buf,
       snprintf (why, wlen, "object %d is not an array label", OSSD_ARRAY_LABEL_OID);
       return -EINVAL;
     }
-  if (get32 (buf + 8) != LABEL_VERSION)
+  if (ossd_le_get32 (buf + 8) != LABEL_VERSION)
     {
       snprintf (why, wlen, "array label version %u (this build knows %d)",
-                get32 (buf + 8), LABEL_VERSION);
+                ossd_le_get32 (buf + 8), LABEL_VERSION);
       return -EINVAL;
     }
   memset (l, 0, sizeof *l);
-  l->index = get32 (buf + 12);
-  l->count = get32 (buf + 16);
-  l->unit = get64 (buf + 24);
+  l->index = ossd_le_get32 (buf + 12);
+  l->count = ossd_le_get32 (buf + 16);
+  l->unit = ossd_le_get64 (buf + 24);
   memcpy (l->uuid, buf + 32, 16);
-  l->created_ns = get64 (buf + 48);
+  l->created_ns = ossd_le_get64 (buf + 48);
   if (l->count == 0 || l->count > OSSD_ARRAY_MAX_DRIVES || l->index >= l->count)
     {
       snprintf (why, wlen, "array label says drive %u of %u", l->index, l->count);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ossdfs.h"
+#include "ossd_le.h"
 
 #define INODE_VERSION 1
 
@@ -29,55 +30,29 @@ fs_now (struct timespec *ts)
 }
 
 static void
-put32 (uint8_t *p, uint32_t v)
-{
-  v = htole32 (v);
-  memcpy (p, &v, 4);
-}
-static void
-put64 (uint8_t *p, uint64_t v)
-{
-  v = htole64 (v);
-  memcpy (p, &v, 8);
-}
-static uint32_t
-get32 (const uint8_t *p)
-{
-  uint32_t v;
-  memcpy (&v, p, 4);
-  return le32toh (v);
-}
-static uint64_t
-get64 (const uint8_t *p)
-{
-  uint64_t v;
-  memcpy (&v, p, 8);
-  return le64toh (v);
-}
-static void
 put_ts (uint8_t *p, const struct timespec *ts)
 {
-  put64 (p, (uint64_t) ts->tv_sec);
-  put32 (p + 8, (uint32_t) ts->tv_nsec);
-  put32 (p + 12, 0);
+  ossd_le_put64 (p, (uint64_t) ts->tv_sec);
+  ossd_le_put32 (p + 8, (uint32_t) ts->tv_nsec);
+  ossd_le_put32 (p + 12, 0);
 }
 static void
 get_ts (const uint8_t *p, struct timespec *ts)
 {
-  ts->tv_sec = (time_t) get64 (p);
-  ts->tv_nsec = get32 (p + 8) % 1000000000u;
+  ts->tv_sec = (time_t) ossd_le_get64 (p);
+  ts->tv_nsec = ossd_le_get32 (p + 8) % 1000000000u;
 }
 
 void
 inode_encode (const struct dinode *d, uint8_t out[INODE_DISK_SIZE])
 {
   memset (out, 0, INODE_DISK_SIZE);
-  put32 (out, INODE_VERSION);
-  put32 (out + 4, d->mode);
-  put32 (out + 8, d->uid);
-  put32 (out + 12, d->gid);
-  put32 (out + 16, d->nlink);
-  put64 (out + 24, d->rdev);
+  ossd_le_put32 (out, INODE_VERSION);
+  ossd_le_put32 (out + 4, d->mode);
+  ossd_le_put32 (out + 8, d->uid);
+  ossd_le_put32 (out + 12, d->gid);
+  ossd_le_put32 (out + 16, d->nlink);
+  ossd_le_put64 (out + 24, d->rdev);
   put_ts (out + 32, &d->atime);
   put_ts (out + 48, &d->mtime);
   put_ts (out + 64, &d->ctime);
@@ -87,13 +62,13 @@ inode_encode (const struct dinode *d, uint8_t out[INODE_DISK_SIZE])
 int
 inode_decode (struct dinode *d, const uint8_t *in, size_t len)
 {
-  if (len < INODE_DISK_SIZE || get32 (in) != INODE_VERSION)
+  if (len < INODE_DISK_SIZE || ossd_le_get32 (in) != INODE_VERSION)
     return -EIO;
-  d->mode = get32 (in + 4);
-  d->uid = get32 (in + 8);
-  d->gid = get32 (in + 12);
-  d->nlink = get32 (in + 16);
-  d->rdev = get64 (in + 24);
+  d->mode = ossd_le_get32 (in + 4);
+  d->uid = ossd_le_get32 (in + 8);
+  d->gid = ossd_le_get32 (in + 12);
+  d->nlink = ossd_le_get32 (in + 16);
+  d->rdev = ossd_le_get64 (in + 24);
   get_ts (in + 32, &d->atime);
   get_ts (in + 48, &d->mtime);
   get_ts (in + 64, &d->ctime);

@@ -1,0 +1,40 @@
+/* ossd_le.h - little-endian fields in on-drive records (ossdfs inodes,
+ * array labels): put and get 32- and 64-bit values at any alignment. */
+#ifndef OSSD_LE_H
+#define OSSD_LE_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline void
+ossd_le_put32 (uint8_t *p, uint32_t v)
+{
+  v = htole32 (v);
+  memcpy (p, &v, 4);
+}
+
+static inline void
+ossd_le_put64 (uint8_t *p, uint64_t v)
+{
+  v = htole64 (v);
+  memcpy (p, &v, 8);
+}
+
+static inline uint32_t
+ossd_le_get32 (const uint8_t *p)
+{
+  uint32_t v;
+  memcpy (&v, p, 4);
+  return le32toh (v);
+}
+
+static inline uint64_t
+ossd_le_get64 (const uint8_t *p)
+{
+  uint64_t v;
+  memcpy (&v, p, 8);
+  return le64toh (v);
+}
+
+#endif
