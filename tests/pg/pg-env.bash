@@ -91,3 +91,27 @@ pg_init () {
 drive_open_for_postgres () {
   chmod 755 "$OSSD_RUNDIR"
 }
+
+# pg_regress over this tree's sql/ and expected/ (copied to $work/regress,
+# which postgres may read), in database regress_ossd:
+#   regress_stage                      copy them
+#   run_suite NAME PGOPTIONS TESTS...  one TAP line; the diffs as comments
+pg_regress_bin=$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress
+regress_stage () {
+  mkdir -p "$work/regress"
+  cp -r "$top/sql" "$top/expected" "$work/regress/"
+  chown -R postgres: "$work/regress"
+}
+run_suite () {
+  local name=$1 opts=$2; shift 2
+  local out=$work/regress/out-$name
+  mkdir -p "$out"; chown postgres: "$out"
+  if (cd "$work/regress" && PGOPTIONS="$opts" runuser -u postgres -- "$pg_regress_bin" \
+        --use-existing --dbname=regress_ossd --inputdir=. --outputdir="$out" \
+        --host="$work/pgsock" --port="$pg_port" --user=postgres "$@") >"$out.log" 2>&1; then
+    tap_ok "$name"
+  else
+    tap_not_ok "$name" "$(grep -E 'FAILED|failed' "$out.log" | head -3)"
+    [ -f "$out/regression.diffs" ] && head -60 "$out/regression.diffs" | sed 's/^/# /'
+  fi
+}

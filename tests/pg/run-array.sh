@@ -23,7 +23,6 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
 PG_PORT=5452
 source "$top/tests/pg/pg-env.bash"
-regress=$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress
 ndrives=3
 
 main () {
@@ -52,22 +51,7 @@ else
 fi
 
 # -- the differential suite, offload on and off
-mkdir -p "$work/regress"
-cp -r "$top/sql" "$top/expected" "$work/regress/"
-chown -R postgres: "$work/regress"
-run_suite () {  # NAME PGOPTIONS TESTS...
-  local name=$1 opts=$2; shift 2
-  local out=$work/regress/out-$name
-  mkdir -p "$out"; chown postgres: "$out"
-  if (cd "$work/regress" && PGOPTIONS="$opts" runuser -u postgres -- "$regress" \
-        --use-existing --dbname=regress_ossd --inputdir=. --outputdir="$out" \
-        --host="$work/pgsock" --port="$pg_port" --user=postgres "$@") >"$out.log" 2>&1; then
-    tap_ok "$name"
-  else
-    tap_not_ok "$name" "$(grep -E 'FAILED|failed' "$out.log" | head -3)"
-    [ -f "$out/regression.diffs" ] && head -60 "$out/regression.diffs" | sed 's/^/# /'
-  fi
-}
+regress_stage
 run_suite "ossd_diff on 3 drives: offload forced, parallel off" "-c ossd.force_offload=on -c max_parallel_workers_per_gather=0" ossd_diff
 run_suite "ossd_diff on 3 drives: offload forced, parallel on"  "-c ossd.force_offload=on -c max_parallel_workers_per_gather=2" ossd_diff
 run_suite "ossd_diff on 3 drives: offload off, parallel off"    "-c ossd.enabled=off -c max_parallel_workers_per_gather=0" ossd_diff

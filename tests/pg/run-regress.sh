@@ -20,29 +20,12 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
 source "$top/tests/pg/pg-env.bash"
-regress=$("$pg_config" --pkglibdir)/pgxs/src/test/regress/pg_regress
 
 if ! pgenv_up pg-regress; then
   tap_not_ok "drive, ossdfs and cluster up"; tap_done; exit 1
 fi
 tap_ok "drive, ossdfs and cluster up"
-mkdir -p "$work/regress"
-cp -r "$top/sql" "$top/expected" "$work/regress/"
-chown -R postgres: "$work/regress"
-
-run_suite () {  # NAME PGOPTIONS TESTS...
-  local name=$1 opts=$2; shift 2
-  local out=$work/regress/out-$name
-  mkdir -p "$out"; chown postgres: "$out"
-  if (cd "$work/regress" && PGOPTIONS="$opts" runuser -u postgres -- "$regress" \
-        --use-existing --dbname=regress_ossd --inputdir=. --outputdir="$out" \
-        --host="$work/pgsock" --port="$pg_port" --user=postgres "$@") >"$out.log" 2>&1; then
-    tap_ok "$name"
-  else
-    tap_not_ok "$name" "$(grep -E 'FAILED|failed' "$out.log" | head -3)"
-    [ -f "$out/regression.diffs" ] && head -60 "$out/regression.diffs" | sed 's/^/# /'
-  fi
-}
+regress_stage
 
 psql_q -c "CREATE DATABASE regress_ossd" >/dev/null
 psql_q -d regress_ossd -c "CREATE EXTENSION pg_ossd" >/dev/null
