@@ -82,7 +82,7 @@ run_suite "ossd_random_cases" "" ossd_random_cases
 # DML and row marks, prepared statements and cursors, rescans and
 # parameterised paths, inheritance and partitions, windows and CTEs, more
 # types
-for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance ossd_rescans_stored; do
+for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance ossd_rescans_stored ossd_having; do
   run_suite "$t" "" "$t"
 done
 
