@@ -82,7 +82,8 @@ run_suite "ossd_random_cases" "" ossd_random_cases
 # DML and row marks, prepared statements and cursors, rescans and
 # parameterised paths, inheritance and partitions, windows and CTEs, more
 # types
-for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance ossd_rescans_stored ossd_having; do
+for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance ossd_rescans_stored ossd_having \
+         ossd_windows_ctes; do
   run_suite "$t" "" "$t"
 done
 
