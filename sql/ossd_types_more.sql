@@ -357,6 +357,31 @@ SELECT * FROM offload_check($$SELECT id FROM tm_wide WHERE c1 IS NULL AND c60 IS
 DROP TABLE tm_wide;
 
 -- ===================================================================
+-- Domains without a CHECK over varchar and text, in quals the drive
+-- evaluates for varchar and text (=, LIKE, IN, <) and as group keys and
+-- aggregate inputs: the domain quals on the host (the id quals beside
+-- them on the drive), the answers the heap's (before the
+-- fix, the equality and LIKE went to the drive and it refused the scan)
+-- ===================================================================
+CREATE DOMAIN tm_vc AS varchar(10);
+CREATE DOMAIN tm_txt AS text;
+CREATE TABLE tm_dom (id int4, v tm_vc, t tm_txt);
+INSERT INTO tm_dom SELECT g, 'v' || g % 10, 't' || g % 7 FROM generate_series(1, 2000) g;
+VACUUM (FREEZE, ANALYZE) tm_dom;
+CHECKPOINT;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM tm_dom WHERE v = 'v3' AND id > 10;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT id FROM tm_dom WHERE v = ''v3'' AND id > 10'),
+  ('SELECT id FROM tm_dom WHERE t LIKE ''t1%'''),
+  ('SELECT id FROM tm_dom WHERE t::text < ''t3'''),
+  ('SELECT id FROM tm_dom WHERE v IN (''v1'', ''v2'')'),
+  ('SELECT v, count(*), min(t), max(t) FROM tm_dom GROUP BY v'),
+  ('SELECT t, count(*) FROM tm_dom WHERE id < 1000 GROUP BY t')
+) v(q), LATERAL tm_check(v.q) c;
+DROP TABLE tm_dom;
+DROP DOMAIN tm_vc, tm_txt;
+
+-- ===================================================================
 -- char(n): stored padded, compared without the trailing spaces; as a
 -- group key, in a join and against text (which does compare spaces
 -- after a cast)
