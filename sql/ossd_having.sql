@@ -418,7 +418,7 @@ SELECT * FROM having_check($$SELECT n, count(*) FROM
 -- its HAVING with it
 SELECT * FROM offload_check($$SELECT o.o_key, s.q FROM hv_ord o,
   LATERAL (SELECT sum(l_qty) AS q FROM hv_li l WHERE l.l_key = o.o_key HAVING sum(l_qty) > 190) s
- WHERE o.o_key < 200$$);
+ WHERE o.o_key < 60$$);
 -- HAVING with ORDER BY and LIMIT above it
 SELECT * FROM offload_check($$SELECT l_key, sum(l_qty) FROM hv_li GROUP BY l_key HAVING sum(l_qty) > 200
  ORDER BY sum(l_qty) DESC, l_key LIMIT 5$$);
@@ -455,8 +455,9 @@ CHECKPOINT;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k FROM hv_many GROUP BY k HAVING count(*) = 1;
 SELECT k FROM hv_many GROUP BY k HAVING count(*) = 1;
 SELECT count(*) FROM (SELECT k FROM hv_many GROUP BY k HAVING count(*) = 2) s;
--- the drive did send some keys in more than one partial group: more
--- partial groups than groups (the table overflowed)
+-- the drive did send keys in more than one partial group (from a full
+-- table it flushed, or from two of its threads): more partial groups
+-- than groups, which HAVING above saw merged
 DO $$
 DECLARE
   ln text;
@@ -475,11 +476,8 @@ SELECT v.q, c.* FROM (VALUES
   ('SELECT k FROM hv_many GROUP BY k HAVING count(*) = 1'),
   ('SELECT k FROM hv_many GROUP BY k HAVING min(n) = max(n)'),
   ('SELECT k, sum(q) FROM hv_many GROUP BY k HAVING sum(q) > 50'),
-  ('SELECT k FROM hv_many GROUP BY k HAVING max(n) - min(n) <> 75000'),
   ('SELECT kt FROM hv_many GROUP BY kt HAVING count(*) < 2'),
-  ('SELECT kt, max(n) FROM hv_many GROUP BY kt HAVING max(n) > 149990'),
   ('SELECT k, kt FROM hv_many GROUP BY k, kt HAVING count(*) = 1 OR k IS NULL'),
-  ('SELECT k FROM hv_many_ord GROUP BY k HAVING count(*) = 1'),
   ('SELECT k, sum(q) FROM hv_many_ord GROUP BY k HAVING sum(q) > 60'),
   ('SELECT k FROM hv_many_ord GROUP BY k HAVING min(n) + 1 <> max(n) OR count(*) = 1')
 ) v(q), LATERAL having_check(v.q) c;
