@@ -36,6 +36,7 @@
 #include "utils/spccache.h"
 
 #include "pg_ossd.h"
+#include "ossd_scan.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static planner_hook_type prev_planner_hook = NULL;
@@ -124,6 +125,30 @@ ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte,
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Does the drive return all the columns a scan of rel needs?  It sends at
+ * most OSSD_SCAN_MAX_OUT columns of a row (scan_engine.c refuses a wider
+ * projection): the output and the columns of the quals the host evaluates
+ * (those not in dev, and a parameterized path's join clauses, which name
+ * columns of the output).  A wider scan stays on the host.
+ */
+bool
+ossd_projection_fits(RelOptInfo *rel, List *dev)
+{
+	Bitmapset  *attrs = NULL;
+	ListCell   *lc;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst(lc);
+
+		if (!list_member_ptr(dev, ri))
+			pull_varattnos((Node *) ri->clause, rel->relid, &attrs);
+	}
+	return bms_num_members(attrs) <= OSSD_SCAN_MAX_OUT;
 }
 
 /*
@@ -359,6 +384,8 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	device_quals = choose_device_quals(rel);
 	if (device_quals == NIL && !ossd_force_offload)
 		return;					/* projection alone: leave it to the seq scan */
+	if (!ossd_projection_fits(rel, device_quals))
+		return;
 
 	cp = ossd_make_scan_path(root, rel, device_quals, 0);
 	ossd_add_offload_path(root, rel, cp);

@@ -124,6 +124,7 @@ extern void ossd_planner_init(void);
 extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
 								  CustomPath *cp);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
+extern bool ossd_projection_fits(RelOptInfo *rel, List *dev);
 extern Cost ossd_drive_cost(RelOptInfo *rel, Cost extra);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,

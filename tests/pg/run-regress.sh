@@ -63,9 +63,10 @@ run_suite "ossd_sqlsmith_cases" "" ossd_sqlsmith_cases
 run_suite "ossd_random_cases" "" ossd_random_cases
 # offloaded scans in SQL's other corners, each answer against offload off:
 # DML and row marks, prepared statements and cursors, rescans and
-# parameterised paths, inheritance and partitions, windows and CTEs, more
-# types
-for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance; do
+# parameterised paths, inheritance and partitions, rescans from stored
+# rows, HAVING on the drive's merged groups, windows and CTEs, more types
+for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance ossd_rescans_stored ossd_having \
+         ossd_windows_ctes ossd_types_more; do
   run_suite "$t" "" "$t"
 done
 
