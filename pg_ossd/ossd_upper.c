@@ -176,8 +176,9 @@ is_char1_var(Node *n)
  * and sends it when full (partial_agg.c, scan_engine.c), so up to that
  * size every thread sends each group once; beyond it, a scan in the first
  * key's physical order (correlation near 1, as lineitem by l_orderkey)
- * still sends about one partial group per group, and any other order
- * about one per row.
+ * still sends about one partial group per group (a group is split only
+ * where a thread's blocks or a full table end), and any other order about
+ * one per row.
  */
 #define OSSD_DRIVE_GROUP_TABLE 65536
 
@@ -201,8 +202,10 @@ ossd_agg_groups_sent(PlannerInfo *root, List *keys, double ngroups, double rows)
 		free_attstatsslot(&sslot);
 	}
 	ReleaseVariableStats(vardata);
+	/* in key order a group is split only where a thread's blocks or a
+	 * full table end: a tenth more covers those */
 	if (corr >= 0.9)
-		return Min(rows, ngroups + threads * OSSD_DRIVE_GROUP_TABLE);
+		return Min(rows, ngroups * 1.1 + threads);
 	return rows;
 }
 

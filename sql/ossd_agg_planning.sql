@@ -1,0 +1,85 @@
+--
+-- ossd_agg_planning: where the planner puts an aggregation at the
+-- default settings (nothing forced), from what the drive would send back
+-- (pg_ossd/ossd_upper.c, docs/cost-model.md): a few groups always come
+-- back as partial groups; many groups (more than a drive thread's table
+-- of 65,536) come back about once per group when the first key is in the
+-- table's physical order (pg_stats correlation near 1: lineitem by
+-- l_orderkey, TPC-H Q18's subquery) and about once per row otherwise,
+-- which a host HashAggregate beats.  HAVING scales the rows out.  Every
+-- answer is checked against offload off.
+--
+SET max_parallel_workers_per_gather = 0;
+SET default_tablespace = ossd;
+SET extra_float_digits = 0;
+
+-- offload_check(q): tests/pg/regress-helpers.sql
+
+-- ===================================================================
+-- Test data: the same 400,000 rows (100,001 keys, four rows each) in key
+-- order and shuffled; n_distinct pinned so that ANALYZE's sample does not
+-- move the estimates
+-- ===================================================================
+CREATE TABLE apo (k int8, q numeric(12,2), pad text);
+INSERT INTO apo SELECT g / 4, (g % 50) + 0.25, repeat('p', 10) FROM generate_series(1, 400000) g;
+CREATE TABLE aps (k int8, q numeric(12,2), pad text);
+INSERT INTO aps SELECT k, q, pad FROM apo ORDER BY (k * 7919) % 100003, q;
+ALTER TABLE apo ALTER COLUMN k SET (n_distinct = 100001);
+ALTER TABLE aps ALTER COLUMN k SET (n_distinct = 100001);
+VACUUM (FREEZE, ANALYZE) apo, aps;
+CHECKPOINT;
+SELECT tablename, n_distinct, round(correlation::numeric, 1) AS correlation
+  FROM pg_stats WHERE tablename IN ('apo', 'aps') AND attname = 'k' ORDER BY 1;
+
+-- ===================================================================
+-- Many groups in key order: the drive aggregates (each thread sends its
+-- table when full and starts again; a key is split only at the edges)
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM apo GROUP BY k;
+SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM apo GROUP BY k$$);
+-- the TPC-H Q18 shape: a HAVING on the merged groups, in an IN subquery
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 195);
+SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 195);
+SELECT * FROM offload_check($$SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 195)$$);
+
+-- ===================================================================
+-- The same keys shuffled: a drive thread would send about one partial
+-- group per row, so the host aggregates the rows of a plain scan
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM aps GROUP BY k;
+SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM aps GROUP BY k$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k FROM aps GROUP BY k HAVING sum(q) > 195;
+SELECT * FROM offload_check($$SELECT k FROM aps GROUP BY k HAVING sum(q) > 195$$);
+-- forced, the drive aggregates it all the same, and the answer holds
+SET ossd.force_offload = on;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM aps GROUP BY k;
+SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM aps GROUP BY k$$);
+RESET ossd.force_offload;
+
+-- ===================================================================
+-- Few groups, whatever the order: always the drive's (50 values of q)
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF) SELECT q, count(*), sum(k) FROM aps GROUP BY q;
+SELECT * FROM offload_check($$SELECT q, count(*), sum(k) FROM aps GROUP BY q$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT q, count(*) FROM apo GROUP BY q HAVING count(*) > 8000;
+SELECT q, count(*) FROM apo GROUP BY q HAVING count(*) > 8000 ORDER BY q;
+SELECT * FROM offload_check($$SELECT q, count(*) FROM apo GROUP BY q HAVING count(*) > 8000$$);
+
+-- ===================================================================
+-- The estimates: groups from estimate_num_groups, HAVING's selectivity
+-- on top (an inequality on an aggregate: PostgreSQL's default third)
+-- ===================================================================
+CREATE FUNCTION plan_rows(q text) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::numeric;
+END
+$$;
+SELECT plan_rows($$SELECT k, sum(q) FROM apo GROUP BY k$$) AS groups,
+       plan_rows($$SELECT k FROM apo GROUP BY k HAVING sum(q) > 195$$) AS having_groups,
+       plan_rows($$SELECT q, count(*) FROM apo GROUP BY q$$) AS few_groups;
+DROP FUNCTION plan_rows(text);
+DROP TABLE apo, aps;
