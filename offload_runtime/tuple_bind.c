@@ -116,14 +116,25 @@ ossd_bind_datum (struct ossd_col *c, uint8_t tag, const struct ossd_datum *d,
 
 #define WALK UINT32_MAX        /* step.fixed_off: found by walking the tuple */
 
+enum walk_op
+{
+  WALK_NONE,                   /* at its fixed offset from t_hoff */
+  WALK_VARLENA,
+  WALK_VARLENA_SKIP,           /* `count` varlenas that nothing reads */
+  WALK_FIXED,                  /* fixed length, aligned */
+  WALK_CSTRING,
+};
+
 enum sink_op
 {
+  SINK_NONE,
   SINK_INT,                    /* by value: the sign-extended Datum */
   SINK_FLOAT4,                 /* by value, widened to float8 bits */
   SINK_NUMERIC_LAZY,           /* pending struct ossd_numeric */
   SINK_NUMERIC,                /* converted now */
   SINK_NAME,                   /* bytes up to the first NUL */
   SINK_BYTES,                  /* varlena payload, or the by-ref image */
+  SINK_MANY,                   /* several columns and/or the datum: p->sinks */
 };
 
 static uint8_t
@@ -164,6 +175,7 @@ ossd_bind_prog_init (struct ossd_bind_prog *p, const struct ossd_scan_attr *attr
         .put_datum = put_datum[i],
         .attno = (uint16_t) i,
         .first_sink = (uint16_t) p->nsinks,
+        .count = 1,
       };
       for (uint32_t k = 0; k < nbind; k++)
         if (bind[k] == i + 1)
@@ -171,19 +183,39 @@ ossd_bind_prog_init (struct ossd_bind_prog *p, const struct ossd_scan_attr *attr
             .col = (uint8_t) k, .tag = bind_tag[k],
             .op = sink_op_of (a, bind_tag[k], lazy_numeric) };
       st.nsinks = (uint8_t) (p->nsinks - st.first_sink);
+      if (st.put_datum || st.nsinks > 1)
+        st.sink = SINK_MANY;
+      else if (st.nsinks == 1)
+        {
+          st.sink = p->sinks[st.first_sink].op;
+          st.col = p->sinks[st.first_sink].col;
+          st.tag = p->sinks[st.first_sink].tag;
+        }
       if (fixed && a->len > 0)
         {
           off = align_up (off, st.align);
           st.fixed_off = off;
+          st.walk = WALK_NONE;
           off += (uint32_t) a->len;
           p->fixed_end = off;
-          if (!st.nsinks && !st.put_datum)
+          if (st.sink == SINK_NONE)
             continue;          /* nothing to write, nothing to walk */
         }
       else
         {
           fixed = false;
           st.fixed_off = WALK;
+          st.walk = a->len == -1 ? WALK_VARLENA : a->len > 0 ? WALK_FIXED : WALK_CSTRING;
+          if (st.walk == WALK_VARLENA && st.sink == SINK_NONE)
+            {
+              struct ossd_bind_step *prev = p->nsteps ? &p->steps[p->nsteps - 1] : NULL;
+              if (prev && prev->walk == WALK_VARLENA_SKIP && prev->align == st.align)
+                {
+                  prev->count++;
+                  continue;
+                }
+              st.walk = WALK_VARLENA_SKIP;
+            }
         }
       p->steps[p->nsteps++] = st;
     }
@@ -199,6 +231,86 @@ ossd_bind_prog_free (struct ossd_bind_prog *p)
   p->sinks = NULL;
 }
 
+/* The varlena at tup[*off] (after its padding): *at, its payload and
+ * sizes; false for a compressed, external, malformed or truncated one. */
+static inline __attribute__ ((always_inline)) bool
+walk_varlena (const uint8_t *tup, uint32_t tuplen, uint32_t *offp, unsigned align,
+              const uint8_t **at, const uint8_t **pay, uint32_t *size, uint32_t *plen)
+{
+  uint32_t off = *offp;
+  if (off >= tuplen)
+    return false;
+  uint8_t b0 = tup[off];
+  if (b0 == 0)
+    {
+      /* padding (always zero) before an aligned 4-byte header; a
+       * non-zero byte can only be a 1-byte header */
+      off = align_up (off, align);
+      if (off >= tuplen)
+        return false;
+      b0 = tup[off];
+    }
+  uint32_t sz;
+  if ((b0 & 0x01) && b0 != 0x01)
+    {
+      sz = b0 >> 1;            /* short varlena, the common case */
+      *pay = tup + off + 1;
+      *plen = sz - 1;
+    }
+  else if ((b0 & 0x03) == 0 && tuplen - off >= 4)
+    {
+      sz = ossd_rd32 (tup + off) >> 2;
+      if (sz < 4)
+        return false;
+      *pay = tup + off + 4;
+      *plen = sz - 4;
+    }
+  else
+    return false;
+  if ((uint64_t) off + sz > tuplen)
+    return false;
+  *at = tup + off;
+  *size = sz;
+  *offp = off + sz;
+  return true;
+}
+
+/* One column from the attribute image at `at` (payload pay, plen bytes).
+ * false if a numeric does not convert. */
+static inline __attribute__ ((always_inline)) bool
+sink (uint8_t op, uint8_t tag, struct ossd_col *c, struct ossd_numeric *num, const uint8_t *at,
+      const uint8_t *pay, uint32_t plen, int len)
+{
+  switch (op)
+    {
+    case SINK_INT:
+      *c = (struct ossd_col) { .value = byval_datum (at, len), .type = tag };
+      return true;
+    case SINK_FLOAT4:
+      *c = (struct ossd_col) { .value = float4_widened (byval_datum (at, len)), .type = tag };
+      return true;
+    case SINK_NUMERIC_LAZY:
+      ossd_numeric_bind_lazy (num, pay, plen);
+      *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) num,
+                               .len = sizeof (struct ossd_numeric), .type = tag };
+      return true;
+    case SINK_NUMERIC:
+      if (ossd_numeric_from_pg (pay, plen, num) < 0)
+        return false;          /* the generic path gives the host reason */
+      *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) num,
+                               .len = sizeof (struct ossd_numeric), .type = tag };
+      return true;
+    case SINK_NAME:
+      *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) pay,
+                               .len = (uint32_t) strnlen ((const char *) pay, plen),
+                               .type = tag };
+      return true;
+    default:
+      *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) pay, .len = plen, .type = tag };
+      return true;
+    }
+}
+
 int
 ossd_bind_fused (const struct ossd_bind_prog *p, const uint8_t *tup, uint32_t tuplen,
                  struct ossd_col *cols, struct ossd_numeric *nums, struct ossd_datum *datums)
@@ -212,73 +324,56 @@ ossd_bind_fused (const struct ossd_bind_prog *p, const uint8_t *tup, uint32_t tu
     return 1;
 
   /* locals: the stores through cols could alias the program */
-  const struct ossd_bind_step *restrict steps = p->steps;
-  const struct ossd_bind_sink *restrict sinks = p->sinks;
-  const uint32_t nsteps = p->nsteps;
+  const struct ossd_bind_step *restrict st = p->steps;
+  const struct ossd_bind_step *const end = st + p->nsteps;
   uint32_t off = hoff + p->fixed_end;
-  for (uint32_t s = 0; s < nsteps; s++)
+  for (; st < end; st++)
     {
-      const struct ossd_bind_step *st = &steps[s];
       const uint8_t *at, *pay;
       uint32_t size, plen;
-      if (st->fixed_off != WALK)
+      switch (st->walk)
         {
+        case WALK_NONE:
           at = pay = tup + hoff + st->fixed_off;
           size = plen = (uint32_t) st->len;
-        }
-      else
-        {
-          if (st->len == -1)
-            {
-              if (off >= tuplen)
-                return 1;
-              uint8_t b0 = tup[off];
-              if (b0 == 0)
-                {
-                  /* padding (always zero) before an aligned 4-byte
-                   * header; a non-zero byte can only be a 1-byte header */
-                  off = align_up (off, st->align);
-                  if (off >= tuplen)
-                    return 1;
-                  b0 = tup[off];
-                }
-              at = tup + off;
-              if ((b0 & 0x01) && b0 != 0x01)
-                {
-                  size = b0 >> 1;        /* short varlena, the common case */
-                  pay = at + 1;
-                  plen = size - 1;
-                }
-              else if ((b0 & 0x03) == 0 && tuplen - off >= 4)
-                {
-                  size = ossd_rd32 (at) >> 2;
-                  if (size < 4)
-                    return 1;            /* malformed */
-                  pay = at + 4;
-                  plen = size - 4;
-                }
-              else
-                return 1;                /* compressed, external, or cut */
-            }
-          else if (st->len > 0)
-            {
-              off = align_up (off, st->align);
-              at = pay = tup + off;
-              size = plen = (uint32_t) st->len;
-            }
-          else
-            {
-              if (off > tuplen)
-                return 1;
-              const uint8_t *nul = memchr (tup + off, 0, tuplen - off);
-              if (!nul)
-                return 1;
-              at = pay = tup + off;
-              size = plen = (uint32_t) (nul - at) + 1;
-            }
+          break;
+        case WALK_VARLENA:
+          if (!walk_varlena (tup, tuplen, &off, st->align, &at, &pay, &size, &plen))
+            return 1;
+          break;
+        case WALK_VARLENA_SKIP:
+          for (uint32_t n = st->count; n > 0; n--)
+            if (!walk_varlena (tup, tuplen, &off, st->align, &at, &pay, &size, &plen))
+              return 1;
+          continue;
+        case WALK_FIXED:
+          off = align_up (off, st->align);
+          size = plen = (uint32_t) st->len;
           if ((uint64_t) off + size > tuplen)
             return 1;
+          at = pay = tup + off;
           off += size;
+          break;
+        default:
+          {
+            if (off > tuplen)
+              return 1;
+            const uint8_t *nul = memchr (tup + off, 0, tuplen - off);
+            if (!nul)
+              return 1;
+            at = pay = tup + off;
+            size = plen = (uint32_t) (nul - at) + 1;
+            off += size;
+          }
+          break;
+        }
+      if (st->sink == SINK_NONE)
+        continue;
+      if (st->sink != SINK_MANY)
+        {
+          if (!sink (st->sink, st->tag, &cols[st->col], &nums[st->col], at, pay, plen, st->len))
+            return 1;
+          continue;
         }
       if (st->put_datum)
         {
@@ -288,40 +383,11 @@ ossd_bind_fused (const struct ossd_bind_prog *p, const uint8_t *tup, uint32_t tu
           else
             *d = (struct ossd_datum) { .ptr = at, .len = size };
         }
-      for (uint32_t k = st->first_sink, end = k + st->nsinks; k < end; k++)
+      for (uint32_t k = st->first_sink, kend = k + st->nsinks; k < kend; k++)
         {
-          const struct ossd_bind_sink *sk = &sinks[k];
-          struct ossd_col *c = &cols[sk->col];
-          switch (sk->op)
-            {
-            case SINK_INT:
-              *c = (struct ossd_col) { .value = byval_datum (at, st->len), .type = sk->tag };
-              break;
-            case SINK_FLOAT4:
-              *c = (struct ossd_col) { .value = float4_widened (byval_datum (at, st->len)),
-                                       .type = sk->tag };
-              break;
-            case SINK_NUMERIC_LAZY:
-              ossd_numeric_bind_lazy (&nums[sk->col], pay, plen);
-              *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) &nums[sk->col],
-                                       .len = sizeof (struct ossd_numeric), .type = sk->tag };
-              break;
-            case SINK_NUMERIC:
-              if (ossd_numeric_from_pg (pay, plen, &nums[sk->col]) < 0)
-                return 1;        /* the generic path gives the host reason */
-              *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) &nums[sk->col],
-                                       .len = sizeof (struct ossd_numeric), .type = sk->tag };
-              break;
-            case SINK_NAME:
-              *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) pay,
-                                       .len = (uint32_t) strnlen ((const char *) pay, plen),
-                                       .type = sk->tag };
-              break;
-            default:
-              *c = (struct ossd_col) { .data = (uint64_t) (uintptr_t) pay, .len = plen,
-                                       .type = sk->tag };
-              break;
-            }
+          const struct ossd_bind_sink *sk = &p->sinks[k];
+          if (!sink (sk->op, sk->tag, &cols[sk->col], &nums[sk->col], at, pay, plen, st->len))
+            return 1;
         }
     }
   return 0;

@@ -790,11 +790,15 @@ struct ossd_bind_step
   uint32_t fixed_off;          /* from t_hoff, or UINT32_MAX: walked */
   int16_t len;
   uint8_t align;
+  uint8_t walk;                /* how the attribute is found (tuple_bind.c) */
+  uint8_t sink;                /* what it writes: one column's op, or many */
+  uint8_t col, tag;            /* that one column */
   bool byval;
   bool put_datum;              /* also fill datums[attno] */
   uint8_t nsinks;
   uint16_t attno;              /* 0-based */
   uint16_t first_sink;
+  uint16_t count;              /* varlenas skipped by one step */
 };
 struct ossd_bind_prog
 {
