@@ -17,20 +17,11 @@
 
 #include "numeric_internal.h"
 
-#define NUM_PENDING      0x80000000u
+#define NUM_PENDING      OSSD_NUMERIC_LAZY_PENDING
 #define NUM_FAILED_RANGE 0x40000000u
 #define NUM_FAILED_BAD   0x20000000u
 _Static_assert ((NUM_PENDING | NUM_FAILED_RANGE | NUM_FAILED_BAD) == OSSD_NUMERIC_LAZY_FLAGS,
                 "the JIT tests these flags inline");
-
-void
-ossd_numeric_bind_lazy (struct ossd_numeric *n, const void *payload, uint32_t len)
-{
-  n->lo = (uint64_t) (uintptr_t) payload;
-  n->hi = (int64_t) len;
-  n->scale = 0;
-  n->flags = NUM_PENDING;
-}
 
 int
 ossd_numeric_bind_failure (const struct ossd_numeric *n)

@@ -49,6 +49,7 @@ struct scan
   uint32_t upto;               /* deform attributes 1..upto */
   bool *want;                  /* [natts] */
   struct ossd_deform_plan deform;
+  struct ossd_bind_prog fused;  /* deform + bind of the common tuple */
   bool lazy_numeric;           /* every kernel converts bound numerics itself */
   uint8_t bind_tag[OSSD_KCTX_MAX_COLS];
   uint8_t out_tag[OSSD_SCAN_MAX_OUT];
@@ -453,59 +454,12 @@ float4_widened (uint64_t datum)
 
 /* ctx->col[i] from a deformed datum d of an attribute (or constant)
  * shaped like a.  0 or an OSSD_HR_* reason. */
-static inline __attribute__ ((always_inline)) int
+static inline int
 bind_one (struct worker *w, uint32_t i, const struct ossd_datum *d,
           const struct ossd_scan_attr *a)
 {
-  struct ossd_col *c = &w->ctx.col[i];
-  uint8_t tag = w->sc->bind_tag[i];
-  if (a->byval && !d->isnull && tag != OSSD_T_FLOAT4)
-    {
-      /* the common case, kept short: ints, dates, timestamps, float8 */
-      c->value = d->datum;
-      c->data = 0;
-      c->len = 0;
-      c->isnull = 0;
-      c->type = tag;
-      return 0;
-    }
-  *c = (struct ossd_col) { .type = tag };
-  if (d->isnull)
-    {
-      c->isnull = 1;
-      return 0;
-    }
-  if (d->flags & (OSSD_DF_COMPRESSED | OSSD_DF_EXTERNAL))
-    return OSSD_HR_TOAST;
-  if (a->byval)
-    {
-      c->value = tag == OSSD_T_FLOAT4 ? float4_widened (d->datum) : d->datum;
-      return 0;
-    }
-  const uint8_t *p = d->ptr;
-  uint32_t len = d->len;
-  if (a->len == -1)
-    ossd_varlena_payload (d->ptr, d->len, &p, &len);
-  if (tag == OSSD_T_NUMERIC)
-    {
-      c->data = (uint64_t) (uintptr_t) &w->bind_num[i];
-      c->len = sizeof (struct ossd_numeric);
-      if (w->sc->lazy_numeric)
-        {
-          /* converted when a kernel first reads it (numeric_lazy.c) */
-          ossd_numeric_bind_lazy (&w->bind_num[i], p, len);
-          return 0;
-        }
-      int rc = ossd_numeric_from_pg (p, len, &w->bind_num[i]);
-      if (rc == -ERANGE)
-        return OSSD_HR_OVERFLOW;
-      return rc < 0 ? OSSD_HR_BAD_DATA : 0;
-    }
-  if (tag == OSSD_T_NAME)
-    len = (uint32_t) strnlen ((const char *) p, len);
-  c->data = (uint64_t) (uintptr_t) p;
-  c->len = len;
-  return 0;
+  return ossd_bind_datum (&w->ctx.col[i], w->sc->bind_tag[i], d, a, &w->bind_num[i],
+                          w->sc->lazy_numeric);
 }
 
 /* The heap columns of this row; constants were bound once, by
@@ -744,12 +698,23 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
   const struct ossd_scan_request *r = sc->req;
   int reason = 0;
   uint16_t passed = 0;
-  if (sc->upto
-      && ossd_deform_planned (&sc->deform, tup, tuplen, w->datums, w->msg, sizeof w->msg) < 0)
-    return host_row (w, target, relblock, offnum, OSSD_HR_BAD_DATA, tup, tuplen);
+  bool bound = false;
+  if (sc->upto)
+    {
+      /* the fused program for the common tuple, else the generic path */
+      bound = ossd_bind_fused (&sc->fused, tup, tuplen, w->ctx.col, w->bind_num,
+                               w->datums) == 0;
+      if (!bound
+          && ossd_deform_planned (&sc->deform, tup, tuplen, w->datums, w->msg,
+                                  sizeof w->msg) < 0)
+        return host_row (w, target, relblock, offnum, OSSD_HR_BAD_DATA, tup, tuplen);
+    }
   if (r->filter.exec || r->map.exec)
     {
-      reason = bind_columns (w);
+      if (bound)
+        w->ctx.ncols = r->nbind;
+      else
+        reason = bind_columns (w);
       if (!reason)
         reason = w->const_reason;
       if (reason)
@@ -1061,6 +1026,23 @@ derive (struct scan *sc)
       sc->upto = i + 1;
   if (ossd_deform_plan_init (&sc->deform, r->attrs, r->natts, sc->upto, sc->want) < 0)
     return -ENOMEM;
+  /* the fused program writes the bound columns, and the datums only of
+   * what is projected as stored or join-filtered */
+  bool *put_datum = calloc (r->natts ? r->natts : 1, sizeof (bool));
+  if (!put_datum)
+    return -ENOMEM;
+  if (!r->map.exec)
+    for (uint32_t i = 0; i < r->nproj; i++)
+      put_datum[r->proj[i] - 1] = true;
+  for (uint32_t i = 0; i < r->njoin_filters; i++)
+    put_datum[r->join_filters[i].attnum - 1] = true;
+  bool kernels = r->filter.exec || r->map.exec;
+  int rc = ossd_bind_prog_init (&sc->fused, r->attrs, r->natts, sc->upto, r->bind,
+                                kernels ? r->nbind : 0, sc->bind_tag, sc->lazy_numeric,
+                                put_datum);
+  free (put_datum);
+  if (rc < 0)
+    return rc;
   for (uint32_t i = 0; i < sc->ncols; i++)
     out_shape (r, i, &sc->out_tag[i], &sc->out_byval[i]);
   for (uint32_t a = 0; a < r->naggs; a++)
@@ -1183,6 +1165,7 @@ out:
   free (ws);
   free (sc.work);
   ossd_deform_plan_free (&sc.deform);
+  ossd_bind_prog_free (&sc.fused);
   free (sc.want);
   pthread_mutex_destroy (&sc.sink_mu);
   return rc;

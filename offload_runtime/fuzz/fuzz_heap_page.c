@@ -12,8 +12,10 @@
  *     fuzzer starts from valid pages without a seed corpus.
  * Checks beyond memory safety: the page is copied to an exact 8 KiB heap
  * block (ASan sees any overrun); plain and planned deform agree on every
- * tuple both accept; every row and group the engine emits decodes with
- * the public readers (ossd_row_read / ossd_group_read).
+ * tuple both accept; where the fused deform + bind program (tuple_bind.c)
+ * takes a tuple, its kernel columns and datums equal the generic path's;
+ * every row and group the engine emits decodes with the public readers
+ * (ossd_row_read / ossd_group_read).
  *   build: clang-14 -fsanitize=fuzzer,address,undefined (component.mk) */
 #include <errno.h>
 #include <stdio.h>
@@ -276,6 +278,85 @@ deform_all (const uint8_t *page, const struct desc *d)
   ossd_deform_plan_free (&plan);
 }
 
+/* Fused vs generic bind of every attribute (lazy and eager numerics) on
+ * every tuple of a checked page: where the fused program takes a tuple,
+ * it writes what ossd_deform_planned + ossd_bind_datum write. */
+static void
+bind_all (const uint8_t *page, const struct desc *d, bool lazy)
+{
+  bool want[9], put[9];
+  uint16_t bind[9];
+  uint8_t tag[9];
+  uint32_t nbind = 0;
+  for (uint32_t i = 0; i < d->natts; i++)
+    {
+      want[i] = !d->attrs[i].dropped;
+      put[i] = want[i] && (i & 1);
+      if (want[i])
+        {
+          tag[nbind] = ossd_type_tag_of (d->attrs[i].type_oid);
+          bind[nbind++] = (uint16_t) (i + 1);
+        }
+    }
+  struct ossd_deform_plan plan;
+  struct ossd_bind_prog prog;
+  if (ossd_deform_plan_init (&plan, d->attrs, d->natts, d->natts, want) != 0
+      || ossd_bind_prog_init (&prog, d->attrs, d->natts, d->natts, bind, nbind, tag, lazy,
+                              put) != 0)
+    abort ();
+  unsigned n = ossd_page_max_offnum (page);
+  for (unsigned off = 1; off <= n; off++)
+    {
+      const uint8_t *tup;
+      uint32_t tuplen;
+      if (ossd_page_item (page, off, &tup, &tuplen) != OSSD_PG_LP_NORMAL)
+        continue;
+      struct ossd_datum a[9], b[9];
+      struct ossd_col ca[9], cb[9];
+      struct ossd_numeric na[9] = { 0 }, nb[9] = { 0 };
+      char err[256];
+      if (ossd_bind_fused (&prog, tup, tuplen, cb, nb, b) != 0)
+        continue;
+      if (ossd_deform_planned (&plan, tup, tuplen, a, err, sizeof err) != 0)
+        {
+          fprintf (stderr, "lp %u: fused bind took a tuple the generic path rejects: %s\n",
+                   off, err);
+          abort ();
+        }
+      for (uint32_t k = 0; k < nbind; k++)
+        {
+          uint32_t i = bind[k] - 1;
+          if (ossd_bind_datum (&ca[k], tag[k], &a[i], &d->attrs[i], &na[k], lazy) != 0
+              || ca[k].value != cb[k].value || ca[k].len != cb[k].len
+              || ca[k].isnull != cb[k].isnull || ca[k].type != cb[k].type
+              || (tag[k] == OSSD_T_NUMERIC
+                  ? memcmp (&na[k], &nb[k], sizeof na[k]) != 0
+                  : ca[k].data != cb[k].data))
+            {
+              fprintf (stderr, "lp %u attnum %u: fused and generic bind differ\n", off, i + 1);
+              abort ();
+            }
+          if (tag[k] != OSSD_T_NUMERIC && cb[k].data)
+            {
+              volatile uint8_t x = 0;
+              for (uint32_t j = 0; j < cb[k].len; j++)
+                x ^= ((const uint8_t *) (uintptr_t) cb[k].data)[j];
+            }
+        }
+      for (uint32_t i = 0; i < d->natts; i++)
+        if (put[i]
+            && (a[i].isnull != b[i].isnull || a[i].flags != b[i].flags
+                || (d->attrs[i].byval ? a[i].datum != b[i].datum
+                    : (a[i].ptr != b[i].ptr || a[i].len != b[i].len))))
+          {
+            fprintf (stderr, "lp %u attnum %u: fused and generic datums differ\n", off, i + 1);
+            abort ();
+          }
+    }
+  ossd_bind_prog_free (&prog);
+  ossd_deform_plan_free (&plan);
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -310,7 +391,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   uint32_t reason = 0;
   char err[256];
   if (ossd_page_check (page, 0, &reason, err, sizeof err) == 0)
-    deform_all (page, d);
+    {
+      deform_all (page, d);
+      bind_all (page, d, sel & 0x40);
+    }
 
   struct fz f = { .page = page, .d = d, .agg = agg };
   for (uint32_t i = 0; i < d->nproj; i++)

@@ -206,9 +206,17 @@ void ossd_exec_state_init (struct ossd_exec_state *st);
  * no-op for anything else); bind_failure is 0, -ERANGE (NaN, infinity or
  * beyond 128 bits) or -EINVAL (malformed) for a column the last run
  * tried to convert. */
-void ossd_numeric_bind_lazy (struct ossd_numeric *n, const void *payload, uint32_t len);
 /* flags bits of a lazily bound value not converted yet (or that failed) */
 #define OSSD_NUMERIC_LAZY_FLAGS 0xE0000000u
+#define OSSD_NUMERIC_LAZY_PENDING 0x80000000u
+static inline void
+ossd_numeric_bind_lazy (struct ossd_numeric *n, const void *payload, uint32_t len)
+{
+  n->lo = (uint64_t) (uintptr_t) payload;
+  n->hi = (int64_t) len;
+  n->scale = 0;
+  n->flags = OSSD_NUMERIC_LAZY_PENDING;
+}
 void ossd_rt_col_materialize (const struct ossd_kctx *ctx, uint64_t addr,
                               struct ossd_exec_state *st);
 int ossd_numeric_bind_failure (const struct ossd_numeric *n);

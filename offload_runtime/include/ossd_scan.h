@@ -769,6 +769,60 @@ ossd_varlena_payload (const uint8_t *img, uint32_t imglen, const uint8_t **data,
 /* Map an engine type OID to the kernel ABI's tag (OSSD_T_NONE if unknown). */
 uint8_t ossd_type_tag_of (uint32_t type_oid);
 
+/* ---- tuple_bind.c ---- */
+/* Kernel column c (of type tag) from a deformed datum d of an attribute
+ * (or constant) shaped like a; a NUMERIC goes to *num, converted now or,
+ * with lazy_numeric, when a kernel first reads it.  0 or an OSSD_HR_*
+ * reason (a toasted value, a numeric that does not convert). */
+int ossd_bind_datum (struct ossd_col *c, uint8_t tag, const struct ossd_datum *d,
+                     const struct ossd_scan_attr *a, struct ossd_numeric *num,
+                     bool lazy_numeric);
+/* The fused deform + bind program of one scan (tuple_bind.c): compiled
+ * once from the request, run per tuple. */
+struct ossd_bind_sink
+{
+  uint8_t col;                 /* ctx->col[] index */
+  uint8_t op;                  /* how the value is written (tuple_bind.c) */
+  uint8_t tag;                 /* enum ossd_type_tag */
+};
+struct ossd_bind_step
+{
+  uint32_t fixed_off;          /* from t_hoff, or UINT32_MAX: walked */
+  int16_t len;
+  uint8_t align;
+  uint8_t walk;                /* how the attribute is found (tuple_bind.c) */
+  uint8_t sink;                /* what it writes: one column's op, or many */
+  uint8_t col, tag;            /* that one column */
+  bool byval;
+  bool put_datum;              /* also fill datums[attno] */
+  uint8_t nsinks;
+  uint16_t attno;              /* 0-based */
+  uint16_t first_sink;
+  uint16_t count;              /* varlenas skipped by one step */
+};
+struct ossd_bind_prog
+{
+  uint32_t upto;               /* attributes 1..upto */
+  uint32_t fixed_end;          /* end of the fixed-offset prefix, from t_hoff */
+  uint32_t nsteps, nsinks;
+  struct ossd_bind_step *steps;
+  struct ossd_bind_sink *sinks;
+};
+/* Compile: bind[k] (1-based attnum, 0 = a constant, skipped) goes to
+ * column k with type tag bind_tag[k]; put_datum[i] asks for datums[i]
+ * too.  0 or -ENOMEM. */
+int ossd_bind_prog_init (struct ossd_bind_prog *p, const struct ossd_scan_attr *attrs,
+                         uint32_t natts, uint32_t upto, const uint16_t *bind, uint32_t nbind,
+                         const uint8_t *bind_tag, bool lazy_numeric, const bool *put_datum);
+void ossd_bind_prog_free (struct ossd_bind_prog *p);
+/* Run on one tuple: 0 with cols[], nums[] and the asked datums[] written
+ * exactly as ossd_deform_planned + ossd_bind_datum would, or 1 when the
+ * tuple needs that generic path (nulls, missing attributes, a toasted,
+ * malformed or truncated value, a numeric that does not convert). */
+int ossd_bind_fused (const struct ossd_bind_prog *p, const uint8_t *tup, uint32_t tuplen,
+                     struct ossd_col *cols, struct ossd_numeric *nums,
+                     struct ossd_datum *datums);
+
 /* ---- row_format.c ---- */
 struct ossd_buf
 {
