@@ -11,6 +11,9 @@
 --
 SET max_parallel_workers_per_gather = 0;
 SET default_tablespace = ossd;
+-- a host HashAggregate of 100,001 groups in memory (with the default 4MB
+-- it would be priced as spilling, and lose to the drive even shuffled)
+SET work_mem = '64MB';
 SET extra_float_digits = 0;
 
 -- offload_check(q): tests/pg/regress-helpers.sql
@@ -39,9 +42,9 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM apo GROUP BY k;
 SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM apo GROUP BY k$$);
 -- the TPC-H Q18 shape: a HAVING on the merged groups, in an IN subquery
 EXPLAIN (VERBOSE, COSTS OFF)
-SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 195);
-SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 195);
-SELECT * FROM offload_check($$SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 195)$$);
+SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 180);
+SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 180);
+SELECT * FROM offload_check($$SELECT count(*) FROM apo WHERE k IN (SELECT k FROM apo GROUP BY k HAVING sum(q) > 180)$$);
 
 -- ===================================================================
 -- The same keys shuffled: a drive thread would send about one partial
@@ -49,13 +52,22 @@ SELECT * FROM offload_check($$SELECT count(*) FROM apo WHERE k IN (SELECT k FROM
 -- ===================================================================
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM aps GROUP BY k;
 SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM aps GROUP BY k$$);
-EXPLAIN (VERBOSE, COSTS OFF) SELECT k FROM aps GROUP BY k HAVING sum(q) > 195;
-SELECT * FROM offload_check($$SELECT k FROM aps GROUP BY k HAVING sum(q) > 195$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k FROM aps GROUP BY k HAVING sum(q) > 180;
+SELECT * FROM offload_check($$SELECT k FROM aps GROUP BY k HAVING sum(q) > 180$$);
 -- forced, the drive aggregates it all the same, and the answer holds
 SET ossd.force_offload = on;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM aps GROUP BY k;
 SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM aps GROUP BY k$$);
 RESET ossd.force_offload;
+
+-- with PostgreSQL's default work_mem the host's HashAggregate of 100,001
+-- groups is priced as spilling to disk (and a Sort + GroupAggregate as a
+-- sort of 400,000 rows): the drive, which sends its groups merged in the
+-- host's memory, is then the cheaper one even shuffled
+SET work_mem = '4MB';
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k, sum(q), count(*) FROM aps GROUP BY k;
+SELECT * FROM offload_check($$SELECT k, sum(q), count(*) FROM aps GROUP BY k$$);
+SET work_mem = '64MB';
 
 -- ===================================================================
 -- Few groups, whatever the order: always the drive's (50 values of q)
@@ -79,7 +91,7 @@ BEGIN
 END
 $$;
 SELECT plan_rows($$SELECT k, sum(q) FROM apo GROUP BY k$$) AS groups,
-       plan_rows($$SELECT k FROM apo GROUP BY k HAVING sum(q) > 195$$) AS having_groups,
+       plan_rows($$SELECT k FROM apo GROUP BY k HAVING sum(q) > 180$$) AS having_groups,
        plan_rows($$SELECT q, count(*) FROM apo GROUP BY q$$) AS few_groups;
 DROP FUNCTION plan_rows(text);
 DROP TABLE apo, aps;
