@@ -50,6 +50,27 @@ paths_from_args (struct device_paths *p, int argc, char **argv)
   paths_init (p, rundir, NULL);
 }
 
+/* A process that exited but is not yet reaped (the watchdog is an
+ * orphan: init reaps it when it gets to it) still answers kill(pid, 0). */
+static bool
+is_zombie (pid_t pid)
+{
+  char path[64], buf[512];
+  FILE *f;
+  size_t n;
+  const char *paren;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  if (!(f = fopen (path, "r")))
+    return false;
+  n = fread (buf, 1, sizeof buf - 1, f);
+  fclose (f);
+  buf[n] = '\0';
+  /* "pid (comm) S ...": the state follows the last ')' */
+  paren = strrchr (buf, ')');
+  return paren && paren[1] == ' ' && paren[2] == 'Z';
+}
+
 static pid_t
 read_pidfile (const char *path)
 {
@@ -61,7 +82,7 @@ read_pidfile (const char *path)
   if (fscanf (f, "%ld", &pid) != 1)
     pid = 0;
   fclose (f);
-  if (pid > 0 && kill ((pid_t) pid, 0) == 0)
+  if (pid > 0 && kill ((pid_t) pid, 0) == 0 && !is_zombie ((pid_t) pid))
     return (pid_t) pid;
   return 0;
 }

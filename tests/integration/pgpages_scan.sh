@@ -251,8 +251,8 @@ aggs "group by text (NULL group)" \
 aggs "group by bool, bpchar" \
   "select b, bc, count(*), sum(i8), max(f8) from t where @X@ group by b, bc" "" \
   --project 14,11,3,6 --group 0,1 --agg count*,sum:2,max:3 --workers 2
-aggs "group table full (max 20 groups): other groups' rows go to the host" \
-  "select i2, count(*), sum(id), max(id) from t where @X@ group by i2" "-any" \
+aggs "group table full (max 20 groups): the table is sent and begun again, no row goes to the host" \
+  "select i2, count(*), sum(id), max(id) from t where @X@ group by i2" "" \
   --project 2,1 --group 0 --agg count*,sum:1,max:1 --max-groups 20 --workers 1
 aggs "filter + aggregate" \
   "select sum(i2), count(*) from t where ts < '2020-03-01' and @X@" "" \
