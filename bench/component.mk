@@ -1,6 +1,6 @@
 # bench/ - benchmarks: each prints ratios measured side by side in one run
 # and writes CSV + PNG under bench/results/.
-CPPFLAGS_bench := $(CPPFLAGS_host)
+CPPFLAGS_bench := $(CPPFLAGS_host) -Ibench/include
 BENCH_BINS := $(B)/bench/bench_channel $(B)/bench/bench_caps
 ALL_TARGETS += $(BENCH_BINS)
 

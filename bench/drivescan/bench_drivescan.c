@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "c_q6.h"
 #include "libossd.h"
 #include "lineitem.h"
@@ -46,22 +47,6 @@
 
 static bool quiet;
 
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double
-proc_cpu (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void
 progress (const char *fmt, ...)
 {
@@ -78,31 +63,6 @@ die (const char *what, const char *msg)
 {
   fprintf (stderr, "bench_drivescan: %s: %s\n", what, msg);
   exit (1);
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-best (const double *v, int n)
-{
-  double m = v[0];
-  for (int i = 1; i < n; i++)
-    m = v[i] < m ? v[i] : m;
-  return m;
-}
-
-static double
-median (const double *v, int n)
-{
-  double c[n];
-  memcpy (c, v, n * sizeof *c);
-  qsort (c, n, sizeof *c, cmp_double);
-  return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
 }
 
 /* ---- the drive ---- */
@@ -469,13 +429,13 @@ main (int argc, char **argv)
             int e = (r + i) % 2 ? RUN_C : RUN_DRIVE;    /* alternate who goes first */
             if (!run[e])
               continue;
-            double t0 = now (), c0 = proc_cpu ();
+            double t0 = bench_now (), c0 = bench_proc_cpu ();
             if (e == RUN_DRIVE)
               drive_q6 (&d, threads[k], &a);
             else
               c_q6 (heap, &li, threads[k], &a);
-            t[e][k][r] = now () - t0;
-            cpu[e][k][r] = proc_cpu () - c0;
+            t[e][k][r] = bench_now () - t0;
+            cpu[e][k][r] = bench_proc_cpu () - c0;
             check (run_name[e], &li, &a);
             progress (" %s/%u %.0f ms", run_name[e], threads[k], t[e][k][r] * 1e3);
             if (cf)
@@ -495,16 +455,16 @@ main (int argc, char **argv)
     for (int e = 0; e < NRUN; e++)
       if (run[e])
         printf ("  %-6s %7u %10.1f %10.1f %12.0f %10.1f %11.1f\n", run_name[e], threads[k],
-                best (t[e][k], rounds) * 1e3, median (t[e][k], rounds) * 1e3,
-                li.nrows / best (t[e][k], rounds), mb / best (t[e][k], rounds),
-                median (cpu[e][k], rounds) * 1e3);
+                bench_best (t[e][k], rounds) * 1e3, bench_median (t[e][k], rounds) * 1e3,
+                li.nrows / bench_best (t[e][k], rounds), mb / bench_best (t[e][k], rounds),
+                bench_median (cpu[e][k], rounds) * 1e3);
   if (run[RUN_DRIVE] && run[RUN_C])
     {
       printf ("\ndrive time / C time (target <= 1.10x):\n");
       for (unsigned k = 0; k < nthreads; k++)
         {
-          double rb = best (t[RUN_DRIVE][k], rounds) / best (t[RUN_C][k], rounds);
-          double rm = median (t[RUN_DRIVE][k], rounds) / median (t[RUN_C][k], rounds);
+          double rb = bench_best (t[RUN_DRIVE][k], rounds) / bench_best (t[RUN_C][k], rounds);
+          double rm = bench_median (t[RUN_DRIVE][k], rounds) / bench_median (t[RUN_C][k], rounds);
           printf ("  %u thread%s: best %.2fx, median %.2fx  (%s)\n", threads[k],
                   threads[k] > 1 ? "s" : " ", rb, rm, rb <= 1.10 ? "met" : "MISSED");
         }

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "libossd.h"
 #include "lineitem.h"
 #include "ossd_rt.h"
@@ -34,14 +35,6 @@ static const char usage[] =
   "  read   read its first N MiB sequentially (C MiB per call, default 4)\n"
   "  scan   the drive scans its first N MiB (W scan workers, default 2)\n"
   "Prints one JSON line: op, label, bytes, seconds, mbps, client_cpu_s.\n";
-
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static double
 cpu_self (void)
@@ -86,7 +79,7 @@ do_load (ossd_t *o, uint64_t mib)
     die ("create partition", &err);
   if (ossd_create (o, PID, OID, &err) < 0 && err.errnum != EEXIST)
     die ("create object", &err);
-  double t0 = now (), c0 = cpu_self ();
+  double t0 = bench_now (), c0 = cpu_self ();
   while (off < want)
     {
       size_t n = want - off < unit ? (size_t) (want - off) : unit;
@@ -99,7 +92,7 @@ do_load (ossd_t *o, uint64_t mib)
     }
   if (ossd_flush (o, &err) < 0)
     die ("flush", &err);
-  report ("load", "", off, now () - t0, cpu_self () - c0);
+  report ("load", "", off, bench_now () - t0, cpu_self () - c0);
   lineitem_free (&li);
 }
 
@@ -112,7 +105,7 @@ do_read (ossd_t *o, uint64_t mib, uint64_t chunk_mib, const char *label)
   uint64_t want = mib << 20, off = 0;
   if (!buf)
     die ("malloc", NULL);
-  double t0 = now (), c0 = cpu_self ();
+  double t0 = bench_now (), c0 = cpu_self ();
   while (off < want)
     {
       size_t n = want - off < chunk ? (size_t) (want - off) : chunk, got = 0;
@@ -126,7 +119,7 @@ do_read (ossd_t *o, uint64_t mib, uint64_t chunk_mib, const char *label)
         }
       off += n;
     }
-  report ("read", label, off, now () - t0, cpu_self () - c0);
+  report ("read", label, off, bench_now () - t0, cpu_self () - c0);
   free (buf);
 }
 
@@ -194,7 +187,7 @@ do_scan (ossd_t *o, uint64_t mib, uint32_t workers, const char *label)
   ossd_stream *st;
   Ossd__Response *resp;
   uint64_t bytes_read = 0;
-  double t0 = now (), c0 = cpu_self ();
+  double t0 = bench_now (), c0 = cpu_self ();
   if (ossd_stream_start (o, &req, &st, &err) < 0)
     die ("scan", &err);
   int r;
@@ -207,7 +200,7 @@ do_scan (ossd_t *o, uint64_t mib, uint32_t workers, const char *label)
   ossd_stream_close (st);
   if (r < 0)
     die ("scan", &err);
-  double secs = now () - t0;
+  double secs = bench_now () - t0;
   if (bytes_read == 0)
     bytes_read = (uint64_t) range.count * OSSD_PG_BLCKSZ;
   report ("scan", label, bytes_read, secs, cpu_self () - c0);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
 #include "lineitem.h"
 #include "ossd_jit.h"
 #include "q6_kernels.h"
@@ -40,33 +41,6 @@ static const char *eng_name[NENG] = { "c", "interp", "jit" };
 
 static bool quiet;
 static struct ossd_jit_options jit_opt = { .opt_level = 2 };
-
-static double
-now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU time of the calling thread: the single-threaded measurements use
- * it, so time the thread spends preempted by other load does not count */
-static double
-cpu_now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU time of the whole process (all worker threads) */
-static double
-proc_cpu (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void
 progress (const char *fmt, ...)
@@ -84,33 +58,6 @@ die (const char *what, const char *msg)
 {
   fprintf (stderr, "bench_scan: %s: %s\n", what, msg);
   exit (1);
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-best (const double *v, int n)
-{
-  double m = v[0];
-  for (int i = 1; i < n; i++)
-    m = v[i] < m ? v[i] : m;
-  return m;
-}
-
-static double
-median (double *v, int n)
-{
-  double *c = malloc (n * sizeof *c);
-  memcpy (c, v, n * sizeof *c);
-  qsort (c, n, sizeof *c, cmp_double);
-  double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-  free (c);
-  return m;
 }
 
 /* ---- what 2 threads can get on this machine right now: a pure compute
@@ -135,15 +82,15 @@ static double
 two_thread_ceiling (void)
 {
   uint64_t a = 200000000, b = 200000000, c = 200000000;
-  double t0 = now ();
+  double t0 = bench_now ();
   spin (&a);
-  double t1 = now () - t0;
+  double t1 = bench_now () - t0;
   pthread_t th;
-  t0 = now ();
+  t0 = bench_now ();
   pthread_create (&th, NULL, spin, &b);
   spin (&c);
   pthread_join (th, NULL);
-  double t2 = now () - t0;
+  double t2 = bench_now () - t0;
   return 2 * t1 / t2;
 }
 
@@ -217,12 +164,12 @@ run_scan (const struct lineitem *li, const struct engine *e, uint32_t workers, c
   };
   char err[256] = "";
   struct ossd_scan_counters tot;
-  double t0 = now (), c0 = proc_cpu ();
+  double t0 = bench_now (), c0 = bench_proc_cpu ();
   if (ossd_scan_run (&q, &tot, err, sizeof err) != 0)
     die (what, err);
-  double t = now () - t0;
+  double t = bench_now () - t0;
   if (cpu)
-    *cpu = proc_cpu () - c0;
+    *cpu = bench_proc_cpu () - c0;
 
   /* the answer: sum the partial groups (one per worker) */
   int64_t sum = 0, count = 0;
@@ -266,7 +213,7 @@ run_kernels (const struct lineitem *li, uint64_t nrows, const struct engine *e, 
   ctx->nout = 1;
   for (int i = 1; i < 4; i++)
     ctx->col[i].len = sizeof (struct ossd_numeric);
-  double t0 = cpu_now ();
+  double t0 = bench_thread_cpu ();
   for (uint64_t i = 0; i < nrows; i++)
     {
       const struct li_q6row *r = &li->rows[i % li->nrows];
@@ -282,7 +229,7 @@ run_kernels (const struct lineitem *li, uint64_t nrows, const struct engine *e, 
         die (what, "kernel did not decide a row");
       matches++;
     }
-  double t = cpu_now () - t0;
+  double t = bench_thread_cpu () - t0;
   if (nrows == li->nrows && (matches != li->q6_matches || (int64_t) sum.lo != li->q6_revenue))
     die (what, "wrong answer (kernels)");
   if (e->filter.thread_fini)
@@ -409,8 +356,8 @@ main (int argc, char **argv)
           "(lift %.2f, passes %.2f, codegen %.2f), warm median %.2f ms wall / %.2f ms CPU "
           "(max %.2f, %d compiles); map first %.2f ms, warm median %.2f ms\n", fst.ebpf_insns,
           fst.checks, cold_f, fst.lift_ns / 1e6, fst.opt_ns / 1e6, fst.codegen_ns / 1e6,
-          median (warm_f, NCOMP), median (warm_fc, NCOMP), max_f, NCOMP, cold_m,
-          median (warm_m, NCOMP));
+          bench_median (warm_f, NCOMP), bench_median (warm_fc, NCOMP), max_f, NCOMP, cold_m,
+          bench_median (warm_m, NCOMP));
   fflush (stdout);
 
   struct engine eng[NENG] = {
@@ -482,13 +429,13 @@ main (int argc, char **argv)
   double kb[NENG], kmed[NENG], sb[NENG][2], smed[NENG][2], scb[NENG][2];
   for (int e = 0; e < NENG; e++)
     {
-      kb[e] = best (kt[e], rounds);
-      kmed[e] = median (kt[e], rounds);
+      kb[e] = bench_best (kt[e], rounds);
+      kmed[e] = bench_median (kt[e], rounds);
       for (int w = 0; w < 2; w++)
         {
-          sb[e][w] = best (st[e][w], rounds);
-          smed[e][w] = median (st[e][w], rounds);
-          scb[e][w] = best (sc[e][w], rounds);
+          sb[e][w] = bench_best (st[e][w], rounds);
+          smed[e][w] = bench_median (st[e][w], rounds);
+          scb[e][w] = bench_best (sc[e][w], rounds);
         }
     }
   printf ("\nwhole scan (best / median of %d rounds; page checks, visibility, deform, numeric "
@@ -509,7 +456,7 @@ main (int argc, char **argv)
             kb[e] / krows * 1e9, kb[ENG_C] / kb[e]);
 
   double r_jit_c = sb[ENG_C][0] / sb[ENG_JIT][0], r_jit_c_k = kb[ENG_C] / kb[ENG_JIT];
-  double r_2w = sb[ENG_JIT][0] / sb[ENG_JIT][1], med_f = median (warm_f, NCOMP);
+  double r_2w = sb[ENG_JIT][0] / sb[ENG_JIT][1], med_f = bench_median (warm_f, NCOMP);
   printf ("\nratios (best of %d):\n", rounds);
   printf ("  JIT vs hand-written C, whole scan, 1 worker:   %.2fx  (target >= 0.5x: %s)\n", r_jit_c,
           r_jit_c >= 0.5 ? "met" : "MISSED");
@@ -519,11 +466,11 @@ main (int argc, char **argv)
           sb[ENG_INTERP][0] / sb[ENG_JIT][0], kb[ENG_INTERP] / kb[ENG_JIT]);
   printf ("  JIT compile of q6_filter, warm median:         %.2f ms wall, %.2f ms CPU (target < 20 ms: "
           "%s; first compile in the process %.2f ms, without ossd_jit_warm_up)\n", med_f,
-          median (warm_fc, NCOMP), med_f < 20 ? "met" : "MISSED", cold_f);
+          bench_median (warm_fc, NCOMP), med_f < 20 ? "met" : "MISSED", cold_f);
   printf ("  JIT scan, 1 worker, verifying PostgreSQL page checksums vs not: %.3fx time "
           "(best %.1f vs %.1f ms; median %.1f vs %.1f ms)\n",
-          best (ck_on, rounds) / best (ck_off, rounds), best (ck_on, rounds) * 1e3,
-          best (ck_off, rounds) * 1e3, median (ck_on, rounds) * 1e3, median (ck_off, rounds) * 1e3);
+          bench_best (ck_on, rounds) / bench_best (ck_off, rounds), bench_best (ck_on, rounds) * 1e3,
+          bench_best (ck_off, rounds) * 1e3, bench_median (ck_on, rounds) * 1e3, bench_median (ck_off, rounds) * 1e3);
   free (ck_on);
   free (ck_off);
   printf ("  2 workers vs 1, JIT:                           %.2fx  (target >= 1.7x: %s)\n", r_2w,
