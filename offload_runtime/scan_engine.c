@@ -439,19 +439,6 @@ sext (uint64_t v, int len)
     }
 }
 
-/* A float4 Datum as kernels and aggregates take it: float8 bits. */
-static inline uint64_t
-float4_widened (uint64_t datum)
-{
-  float f;
-  uint32_t bits = (uint32_t) datum;
-  memcpy (&f, &bits, 4);
-  double x = f;
-  uint64_t out;
-  memcpy (&out, &x, 8);
-  return out;
-}
-
 /* ctx->col[i] from a deformed datum d of an attribute (or constant)
  * shaped like a.  0 or an OSSD_HR_* reason. */
 static inline int

@@ -50,19 +50,6 @@ byval_datum (const uint8_t *p, int len)
     }
 }
 
-/* A float4 Datum as kernels and aggregates take it: float8 bits. */
-static inline uint64_t
-float4_widened (uint64_t datum)
-{
-  float f;
-  uint32_t bits = (uint32_t) datum;
-  memcpy (&f, &bits, 4);
-  double x = f;
-  uint64_t out;
-  memcpy (&out, &x, 8);
-  return out;
-}
-
 int
 ossd_bind_datum (struct ossd_col *c, uint8_t tag, const struct ossd_datum *d,
                  const struct ossd_scan_attr *a, struct ossd_numeric *num, bool lazy_numeric)

@@ -687,6 +687,20 @@ bool ossd_pg_checksum_ok (const uint8_t *page, uint32_t blkno);
  * ===================================================================== */
 #ifdef OSSD_SCAN_INTERNAL
 
+/* A float4 Datum as kernels and aggregates take it: float8 bits (the
+ * generic bind in scan_engine.c and the fused one in tuple_bind.c). */
+static inline uint64_t
+float4_widened (uint64_t datum)
+{
+  float f;
+  uint32_t bits = (uint32_t) datum;
+  memcpy (&f, &bits, 4);
+  double x = f;
+  uint64_t out;
+  memcpy (&out, &x, 8);
+  return out;
+}
+
 /* ---- heap_page.c ---- */
 /* Validate a whole page: header, every line pointer, every LP_NORMAL
  * tuple header.  0, or -EINVAL with "block B: ..." / "block B lp N: ..."
