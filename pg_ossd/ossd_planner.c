@@ -7,8 +7,10 @@
  * Cost model.  A fraction allvisfrac of the relation's pages (from the
  * visibility map, as ANALYZE/VACUUM recorded it) can be scanned by the
  * drive, at ossd.drive_page_cost and ossd.drive_tuple_cost per drive
- * thread, and the host pays ossd.transfer_tuple_cost for each row that
- * comes back (estimated by the pushed quals' selectivity); the other pages
+ * thread, and each row that comes back (estimated by the pushed quals'
+ * selectivity) costs ossd.transfer_tuple_cost on each side: the drive
+ * projects and packs it, the host unpacks it and forms the tuple; the
+ * other pages
  * cost what a sequential scan would.  Drive and host overlap: the slower
  * of the two is the scan's cost (ossd_cost).  ossd.force_offload makes
  * this the only path.
@@ -283,13 +285,17 @@ ossd_parallel_divisor(Path *path)
  * the all-visible pages at ossd.drive_page_cost a page and
  * ossd.drive_tuple_cost a tuple, plus extra (what else it does with the
  * rows that pass: aggregation), and the drive runs ossd.device_workers
- * threads on it (its default, two, when that is 0).
+ * threads on it (its default, two, when that is 0).  On a tablespace
+ * striped over an array every drive scans its own share at once
+ * (ossd_array.c), each with its own threads.
  */
 Cost
 ossd_drive_cost(RelOptInfo *rel, Cost extra)
 {
 	double		f = Max(0.0, Min(1.0, rel->allvisfrac));
 	double		threads = ossd_device_workers > 0 ? ossd_device_workers : 2;
+
+	threads *= ossd_tablespace_drives(rel->reltablespace);
 
 	return (f * (rel->pages * ossd_drive_page_cost +
 				 rel->tuples * ossd_drive_tuple_cost) + extra) / threads;
@@ -302,7 +308,8 @@ ossd_drive_cost(RelOptInfo *rel, Cost extra)
  * split the blocks.  Then the drive and the host work at once, the host
  * taking each chunk of rows as the drive sends it, so the scan takes as
  * long as the slower of the two:
- *	- the drive: ossd_drive_cost;
+ *	- the drive: ossd_drive_cost, plus ossd.transfer_tuple_cost for each
+ *	  row it projects and packs into a response;
  *	- the host: a sequential scan of the pages that are not all-visible,
  *	  and for each row the drive sends back ossd.transfer_tuple_cost (the
  *	  channel, unpacking, forming the tuple) and the quals left to it.
@@ -360,7 +367,7 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 		path->rows = clamp_row_est(path->rows / divisor);
 	}
 	host += path->pathtarget->cost.per_tuple * path->rows;
-	drive = ossd_drive_cost(rel, 0.0);
+	drive = ossd_drive_cost(rel, drive_rows * ossd_transfer_tuple_cost);
 
 	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
 	path->total_cost = path->startup_cost + Max(host, drive);

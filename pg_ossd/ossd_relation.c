@@ -49,6 +49,7 @@ typedef struct SpcCacheEntry
 {
 	Oid			spcoid;			/* hash key */
 	bool		on_drive;
+	int			ndrives;		/* drives of its array; 1 for one drive */
 	char		uri[MAXPGPATH];
 } SpcCacheEntry;
 
@@ -126,10 +127,12 @@ read_xattr(const char *path, const char *name, char *buf, size_t cap)
 }
 
 /*
- * Is the tablespace on an ossdfs mount?  *uri gets the drive's URI.
+ * The cache entry of a tablespace: whether it is on an ossdfs mount, its
+ * drive's URI (drive 0 of an array) and how many drives it spans.  Filled
+ * once per backend: a mount's drives do not change under it.
  */
-bool
-ossd_tablespace_device(Oid spcoid, char **uri)
+static SpcCacheEntry *
+tablespace_entry(Oid spcoid)
 {
 	SpcCacheEntry *e;
 	bool		found;
@@ -137,7 +140,7 @@ ossd_tablespace_device(Oid spcoid, char **uri)
 	if (spcoid == InvalidOid)
 		spcoid = MyDatabaseTableSpace;
 	if (spcoid == DEFAULTTABLESPACE_OID || spcoid == GLOBALTABLESPACE_OID)
-		return false;
+		return NULL;
 
 	if (spc_cache == NULL)
 	{
@@ -164,10 +167,37 @@ ossd_tablespace_device(Oid spcoid, char **uri)
 		}
 		if (!e->on_drive)
 			e->uri[0] = '\0';
+		e->ndrives = e->on_drive ? 1 + list_length(ossd_tablespace_members(spcoid)) : 1;
 	}
+	return e;
+}
+
+/*
+ * Is the tablespace on an ossdfs mount?  *uri gets the drive's URI.
+ */
+bool
+ossd_tablespace_device(Oid spcoid, char **uri)
+{
+	SpcCacheEntry *e = tablespace_entry(spcoid);
+
+	if (e == NULL)
+		return false;
 	if (e->on_drive && uri)
 		*uri = e->uri;
 	return e->on_drive;
+}
+
+/*
+ * How many drives the tablespace's files are striped over (1 for one drive
+ * or a tablespace not on a drive): the planner divides a drive scan's time
+ * among them.
+ */
+int
+ossd_tablespace_drives(Oid spcoid)
+{
+	SpcCacheEntry *e = tablespace_entry(spcoid);
+
+	return e ? e->ndrives : 1;
 }
 
 bool

@@ -474,7 +474,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	/*
 	 * cost: the drive reads and aggregates the all-visible part (as a scan
 	 * does, plus the aggregates' transition functions per row that passes
-	 * the filter), the host the rest at the cost of its cheapest path, and
+	 * the filter, plus packing each partial group it sends), the host the rest at the cost of its cheapest path, and
 	 * merges the partial groups the drive sends (ossd_agg_groups_sent);
 	 * drive and host overlap (ossd_cost), HAVING runs on each merged group.
 	 * Nothing comes out before the last chunk.
@@ -485,7 +485,8 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
 		double		sent = f > 0 ? ossd_agg_groups_sent(root, keys, ngroups,
 														f * input_rel->rows) : 0;
-		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows);
+		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows +
+											ossd_transfer_tuple_cost * sent);
 		Cost		host = (1.0 - f) * cheapest->total_cost +
 			(ossd_transfer_tuple_cost + cpu_operator_cost * list_length(aggrefs)) * sent +
 			ngroups * cpu_tuple_cost;

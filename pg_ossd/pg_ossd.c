@@ -161,7 +161,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("ossd.transfer_tuple_cost",
-							 "Cost to the host of one row or partial group the drive sends back.",
+							 "Cost of one row or partial group the drive sends back, to the drive (packing) and to the host (unpacking) each.",
 							 NULL,
 							 &ossd_transfer_tuple_cost,
 							 0.06,

@@ -58,6 +58,7 @@ typedef enum OssdKernelMode
 /* ossd_relation.c */
 struct ossd;
 extern bool ossd_tablespace_device(Oid spcoid, char **uri);
+extern int	ossd_tablespace_drives(Oid spcoid);
 extern bool ossd_relation_on_drive(Relation rel, char **uri);
 extern bool ossd_segment_object(Relation rel, int segno, char **uri,
 								uint64 *pid, uint64 *oid, uint64 *size);

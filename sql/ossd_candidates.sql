@@ -498,6 +498,9 @@ CHECKPOINT;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM cand_par WHERE a < 100;
 SELECT count(*) FROM cand_par WHERE a < 100;
 SELECT * FROM offload_check($$SELECT count(*) FROM cand_par WHERE a < 100$$);
+-- every member a candidate, each still chosen by its cost: the
+-- grandchild's 99 rows of its few pages are cheaper read on the host
+-- (forced, below, the whole tree is offloaded)
 SET ossd.min_relation_pages = 0;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT b, count(*) FROM cand_par WHERE a < 100 GROUP BY b;
 SELECT b, count(*) FROM cand_par WHERE a < 100 GROUP BY b ORDER BY b;

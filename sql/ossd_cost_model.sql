@@ -11,7 +11,8 @@
 -- estimated cost with the model's formula computed here from pg_class and
 -- the GUCs:
 --   startup = 10 + cpu_operator_cost * pages
---   drive   = f * (pages * drive_page_cost + tuples * drive_tuple_cost) / threads
+--   drive   = (f * (pages * drive_page_cost + tuples * drive_tuple_cost)
+--              + rows_from_drive * transfer_tuple_cost) / threads
 --   host    = ((1 - f) * (pages + (cpu_tuple_cost + quals) * tuples)
 --              + rows_from_drive * transfer_tuple_cost) / divisor
 --   total   = startup + max(drive, host)
@@ -65,8 +66,9 @@ BEGIN
   -- the rows the drive sends: the estimate's selectivity over the
   -- all-visible tuples
   rows_drive := greatest(1, round((est_rows * divisor)::numeric * f::numeric));
-  drive := f * (pages * current_setting('ossd.drive_page_cost')::float8
-                + tuples * current_setting('ossd.drive_tuple_cost')::float8) / threads;
+  drive := (f * (pages * current_setting('ossd.drive_page_cost')::float8
+                 + tuples * current_setting('ossd.drive_tuple_cost')::float8)
+            + rows_drive * current_setting('ossd.transfer_tuple_cost')::float8) / threads;
   host := ((1 - f) * (pages * current_setting('seq_page_cost')::float8
                       + (current_setting('cpu_tuple_cost')::float8
                          + nquals * current_setting('cpu_operator_cost')::float8) * tuples)
