@@ -5,7 +5,18 @@
 #   pgenv_up NAME [DRIVE_SIZE]   everything up; trap stops it all on exit
 #   pgenv_up_array NAME N [DRIVE_SIZE [UNIT]]
 #                                the same on an array of N drives
+#   pgenv_up_plain NAME          a cluster alone: no drive, no pg_ossd
 #   psql_q ...                   psql as postgres (from ossdfs-lib.bash)
+# Several clusters in one script (bench/scaleout/run): set pg_port, bring
+# one up, then
+#   pgenv_keep NAME              remember it as NAME (its $work, $pgdata,
+#                                port, drives, ossdfs) as it is now (keep
+#                                it again after a pg_stop or pg_start);
+#                                the next pgenv_up* starts another beside
+#                                it, and the EXIT trap stops every cluster
+#                                kept and the current one
+#   pgenv_use NAME               make NAME current again (psql_q, pg_stop,
+#                                $work ... act on it)
 source "$top/tests/integration/ossdfs-lib.bash"
 pg_port=${PG_PORT:-5441}
 
@@ -21,7 +32,7 @@ drive_start () {
 drive_restart () { "$ctl" device start --image "$work/drive.img" "${drive_access[@]}"; }
 
 pgenv_up () {
-  ofs_init "$1"
+  pgenv_init "$1"
   drive_start "${2:-4G}" >"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
   drive_open_for_postgres
   pgenv_cluster_up
@@ -32,11 +43,66 @@ pgenv_up () {
 #   pgenv_up_array NAME N [DRIVE_SIZE [UNIT]]
 pgenv_up_array () {
   local i
-  ofs_init "$1"
+  pgenv_init "$1"
   array_start "$2" "${3:-2G}" "${drive_access[@]}" >"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
   for ((i = 0; i < $2; i++)); do chmod 755 "$work/run$i"; done
   array_create --stripe-unit "${4:-1M}" >>"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
   pgenv_cluster_up
+}
+
+# A cluster of PostgreSQL alone (the coordinator of bench/scaleout/run):
+# no drive, no ossdfs, no pg_ossd; its data directory in $work.
+pgenv_up_plain () {
+  pgenv_init "$1"
+  pg_init || { cat "$work/initdb.log" >&2; return 1; }
+  cat >>"$pgdata/postgresql.conf" <<CONF
+lc_messages = 'C'
+autovacuum = off
+jit = off
+CONF
+  pg_start || { tail -20 "$work/pgsock/pg.log" >&2; return 1; }
+}
+
+# ---- several clusters in one script -----------------------------------------
+# What makes a cluster current: ossdfs-lib.bash's variables of one set-up.
+pgenv_state=(work mnt pgdata pg_port fs_pid pg_started sock dev OSSD_RUNDIR OSSD_DEVICE array_dev ofs_devargs)
+declare -A pgenv_kept=()
+pgenv_current=
+pgenv_save () {
+  pgenv_kept[$1]=$(declare -p "${pgenv_state[@]}" | sed 's/^declare /declare -g /')
+}
+# A new cluster: the one current until now stays as pgenv_keep or
+# pgenv_use last saved it (so pg_port may be set for the new one first).
+pgenv_init () {
+  if [ -n "$pgenv_current" ]; then
+    fs_pid= pg_started= pgenv_current=
+  fi
+  ofs_init "$1"
+  trap pgenv_cleanup EXIT
+}
+pgenv_keep () {
+  pgenv_save "$1"
+  pgenv_current=$1
+}
+pgenv_use () {
+  [ -n "${pgenv_kept[$1]+x}" ] || { echo "pgenv_use: no cluster $1 kept" >&2; return 1; }
+  [ -z "$pgenv_current" ] || pgenv_save "$pgenv_current"
+  eval "${pgenv_kept[$1]}"
+  pgenv_current=$1
+}
+# The EXIT trap: the current cluster if it was never kept, then every kept
+# one (each as it was last used), as ofs_cleanup stops one.
+pgenv_cleanup () {
+  local name
+  if [ -z "$pgenv_current" ]; then
+    ofs_cleanup
+  else
+    pgenv_save "$pgenv_current"
+  fi
+  for name in "${!pgenv_kept[@]}"; do
+    eval "${pgenv_kept[$name]}"
+    ofs_cleanup
+  done
 }
 
 # ossdfs on the drive(s) of $ofs_devargs, the cluster, tablespace "ossd"
@@ -67,7 +133,7 @@ min_parallel_table_scan_size = 0
 autovacuum = off
 jit = off
 CONF
-  pg_start || { tail -20 "$work/pg.log" >&2; return 1; }
+  pg_start || { tail -20 "$work/pgsock/pg.log" >&2; return 1; }
   psql_q -c "CREATE TABLESPACE ossd LOCATION '$mnt/ts'" || return 1
   psql_q -c "CREATE EXTENSION pg_ossd" || return 1
 }
