@@ -16,6 +16,8 @@
  *
  * HAVING is the CustomScan's qual, evaluated on the merged groups (its
  * aggregates join the scan's target list when the output lacks them).
+ * A GROUP BY without aggregates and a plain SELECT DISTINCT are the same
+ * path with no aggregate: groups of keys only.
  *
  * Not offloaded (stays a normal Agg): DISTINCT / ORDER BY / FILTER
  * aggregates, grouping sets, float sums and min/max (order- and
@@ -244,13 +246,39 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	int			resno = 1;
 	Path	   *cheapest;
 	double		ngroups;
+	List	   *groupclause;
+	PathTarget *target;
 
 	if (prev_upper_hook)
 		prev_upper_hook(root, stage, input_rel, output_rel, extra);
-	if (stage != UPPERREL_GROUP_AGG || !ossd_enabled || !ossd_aggregate_pushdown)
+	if (!ossd_enabled || !ossd_aggregate_pushdown)
 		return;
-	if (parse->groupingSets || parse->hasWindowFuncs ||
-		parse->hasTargetSRFs || !parse->hasAggs)
+	if (parse->groupingSets || parse->hasWindowFuncs || parse->hasTargetSRFs)
+		return;
+
+	/*
+	 * Aggregation (GROUP BY, aggregates) or a plain SELECT DISTINCT of one
+	 * relation, which is a grouping by every output column with no
+	 * aggregate: the drive drops the duplicates of its share, the host
+	 * those between shares.  DISTINCT's paths take the scan's target (the
+	 * upper rel has none of its own).
+	 */
+	if (stage == UPPERREL_GROUP_AGG)
+	{
+		if (!parse->hasAggs && parse->groupClause == NIL)
+			return;
+		groupclause = parse->groupClause;
+		target = output_rel->reltarget;
+	}
+	else if (stage == UPPERREL_DISTINCT)
+	{
+		if (parse->hasAggs || parse->groupClause != NIL || parse->havingQual ||
+			parse->hasDistinctOn || parse->distinctClause == NIL)
+			return;
+		groupclause = parse->distinctClause;
+		target = input_rel->reltarget;
+	}
+	else
 		return;
 	if (extra && ((GroupPathExtraData *) extra)->havingQual)
 	{
@@ -282,8 +310,8 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		return;
 
 	/* group keys: plain Vars of the relation */
-	keys = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
-	foreach(lc, parse->groupClause)
+	keys = get_sortgrouplist_exprs(groupclause, parse->targetList);
+	foreach(lc, groupclause)
 	{
 		SortGroupClause *sgc = lfirst(lc);
 
@@ -307,7 +335,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		return;
 
 	/* aggregates, and no stray column outside them */
-	vars = pull_var_clause((Node *) list_concat(list_copy(output_rel->reltarget->exprs), having),
+	vars = pull_var_clause((Node *) list_concat(list_copy(target->exprs), having),
 						   PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
 	foreach(lc, vars)
 	{
@@ -322,7 +350,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		else if (!list_member(keys, n))
 			return;
 	}
-	if (aggrefs == NIL || list_length(aggrefs) > 24)
+	if ((aggrefs == NIL && keys == NIL) || list_length(aggrefs) > 24)
 		return;
 	foreach(lc, aggrefs)
 	{
@@ -448,7 +476,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp = makeNode(CustomPath);
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = output_rel;
-	cp->path.pathtarget = output_rel->reltarget;
+	cp->path.pathtarget = target;
 	cp->path.param_info = NULL;
 	cp->path.parallel_aware = false;
 	cp->path.parallel_safe = false;
@@ -1085,7 +1113,7 @@ ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
 			appendStringInfo(&buf, "%s(%s)", names[kind],
 							 deparse_expression(lfirst(ac), dpcontext, false, false));
 	}
-	ExplainPropertyText("Device Partial Aggregates", buf.data, es);
+	ExplainPropertyText("Device Partial Aggregates", buf.len ? buf.data : "(none)", es);
 	if (keys)
 		ExplainPropertyText("Device Group Keys",
 							deparse_expression((Node *) keys, dpcontext, false, false), es);
@@ -1125,6 +1153,6 @@ ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
 		for (int k = 0; k < 4; k++)
 			if (used[k])
 				appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", ops[k]);
-		ExplainPropertyText("Host Final Merge", buf.data, es);
+		ExplainPropertyText("Host Final Merge", buf.len ? buf.data : "duplicate groups dropped", es);
 	}
 }

@@ -79,6 +79,44 @@ SELECT q, count(*) FROM apo GROUP BY q HAVING count(*) > 8000 ORDER BY q;
 SELECT * FROM offload_check($$SELECT q, count(*) FROM apo GROUP BY q HAVING count(*) > 8000$$);
 
 -- ===================================================================
+-- SELECT DISTINCT and a GROUP BY without aggregates: groups of keys
+-- only, the duplicates of each drive thread's share dropped on the drive
+-- and those between shares on the host; a NULL key is one group, as in
+-- PostgreSQL.  Not pushed: DISTINCT ON, DISTINCT over an expression,
+-- DISTINCT of a join; over an aggregate's results the DISTINCT is the
+-- host's (the aggregation below it the drive's)
+-- ===================================================================
+CREATE TABLE apd (a int4, t text COLLATE "C", d date, pad text);
+INSERT INTO apd
+  SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g % 40 END,
+         CASE WHEN g % 89 = 0 THEN NULL ELSE 'tag' || (g % 13) END,
+         date '2020-01-01' + (g % 30), repeat('d', 40)
+    FROM generate_series(1, 60000) g;
+VACUUM (FREEZE, ANALYZE) apd;
+CHECKPOINT;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT DISTINCT a, t FROM apd;
+SELECT count(*), count(a), count(t) FROM (SELECT DISTINCT a, t FROM apd) s;
+SELECT * FROM offload_check($$SELECT DISTINCT a, t FROM apd$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT DISTINCT t FROM apd WHERE d < date '2020-01-03' ORDER BY t;
+SELECT DISTINCT t FROM apd WHERE d < date '2020-01-03' ORDER BY t;
+SELECT * FROM offload_check($$SELECT DISTINCT t FROM apd WHERE d < date '2020-01-03'$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT d FROM apd WHERE a = 7 GROUP BY d;
+SELECT d FROM apd WHERE a = 7 GROUP BY d ORDER BY d LIMIT 3;
+SELECT * FROM offload_check($$SELECT d FROM apd WHERE a = 7 GROUP BY d$$);
+SELECT * FROM offload_check($$SELECT DISTINCT a FROM apd WHERE a IS NULL OR a < 3$$);
+-- not pushed: these keep the host's Unique or HashAggregate
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (a) a, t FROM apd ORDER BY a, t;
+EXPLAIN (COSTS OFF) SELECT DISTINCT a + 1 FROM apd;
+EXPLAIN (COSTS OFF) SELECT DISTINCT count(*) FROM apd GROUP BY a;
+SELECT * FROM offload_check($$SELECT DISTINCT ON (a) a, t FROM apd ORDER BY a, t$$);
+SELECT * FROM offload_check($$SELECT DISTINCT count(*) FROM apd GROUP BY a$$);
+-- forced, the drive's grouping answers as the host's does
+SET ossd.force_offload = on;
+SELECT * FROM offload_check($$SELECT DISTINCT a, t, d FROM apd$$);
+RESET ossd.force_offload;
+DROP TABLE apd;
+
+-- ===================================================================
 -- The estimates: groups from estimate_num_groups, HAVING's selectivity
 -- on top (an inequality on an aggregate: PostgreSQL's default third)
 -- ===================================================================

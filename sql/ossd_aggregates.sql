@@ -325,7 +325,8 @@ DROP TABLE manyg, manyg_shuffled;
 -- ===================================================================
 -- Aggregation that stays on the host: DISTINCT, FILTER, ORDER BY in the
 -- aggregate, grouping sets, window functions, SRFs, a qual that is not
--- pushed, joins
+-- pushed, joins (a plain SELECT DISTINCT of columns is the drive's: a
+-- grouping with no aggregate, ossd_agg_planning.sql)
 -- ===================================================================
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, count(DISTINCT k4) FROM ag GROUP BY k2;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, sum(v4) FILTER (WHERE kb) FROM ag GROUP BY k2;

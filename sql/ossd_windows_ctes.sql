@@ -121,9 +121,10 @@ SELECT v.q, c.* FROM (VALUES
 ) v(q), LATERAL offload_same(v.q) c;
 
 -- ===================================================================
--- DISTINCT and DISTINCT ON: a host Unique or HashAggregate over the
--- drive's rows; DISTINCT on exactly the GROUP BY-able columns may be
--- aggregated on the drive (a GROUP BY without aggregates)
+-- DISTINCT and DISTINCT ON: a plain DISTINCT of columns is grouped on
+-- the drive (a grouping with no aggregate, duplicates dropped there and
+-- between its shares on the host); DISTINCT ON, or over expressions, is
+-- a host Unique or HashAggregate over the drive's rows
 -- ===================================================================
 EXPLAIN (VERBOSE, COSTS OFF) SELECT DISTINCT shop FROM wc WHERE qty > 2;
 SELECT DISTINCT shop FROM wc WHERE qty > 2 ORDER BY shop;
