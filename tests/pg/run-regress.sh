@@ -24,10 +24,12 @@
 # blocks: the suites' small tables straddle units and drives;
 # docs/arrays.md).  The one difference allowed is EXPLAIN ANALYZE's
 # per-drive lines (tests/pg/regress-drop-drive-lines.pl, run_suite in
-# tests/pg/pg-env.bash).  It also checks that the tables straddled the
-# drives: the layout of a small table, the per-drive lines the suites'
-# EXPLAIN ANALYZE printed, the relations left at the end.  The security
-# suite's second drive stays one plain drive.
+# tests/pg/pg-env.bash; what the files count of drives is given the
+# array's size, regress.ossd_drives).  It also checks lineitem's layout
+# and that the tables straddled the drives: the drives the relations span
+# after the setup (and, reported, at the end), the per-drive lines the
+# suites' EXPLAIN ANALYZE printed, each drive's own count of scans.  The
+# security suite's second drive stays one plain drive.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
