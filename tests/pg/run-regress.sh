@@ -91,7 +91,18 @@ if cat "$top/tests/pg/setup-tpch.sql" "$top/tests/pg/regress-helpers.sql" |
 else
   tap_not_ok "TPC-H-like schema loaded on the drive" "$(tail -3 "$work/setup.log")"
 fi
-[ "$pgenv_ndrives" -gt 1 ] && array_layout_check
+if [ "$pgenv_ndrives" -gt 1 ]; then
+  array_layout_check
+  # the filter removes the per-drive lines and nothing else, footer fixed
+  got=$(printf '%s\n' ' QUERY PLAN' '------------' ' Custom Scan (OssdScan) on t' '   Drives: 3' \
+          '   Drive 0: blocks=4, rows=10, bytes=99' '   Drive Tuples Seen: 7' '   Drive 2: blocks=4, rows=10' \
+          '   Drive 1: blocks=0, rows=0, bytes=0' '(6 rows)' '' ' x ' '---' ' Drives: 3' '(1 row)' |
+        perl "$top/tests/pg/regress-drop-drive-lines.pl" | tr '\n' '|')
+  want=' QUERY PLAN|------------| Custom Scan (OssdScan) on t|   Drive Tuples Seen: 7|   Drive 2: blocks=4, rows=10|(3 rows)||'
+  want+=' x |---|(0 rows)|'
+  [ "$got" = "$want" ] && tap_ok "regress-drop-drive-lines.pl removes the per-drive lines only" \
+    || tap_not_ok "regress-drop-drive-lines.pl removes the per-drive lines only" "got '$got'"
+fi
 
 run_suite "ossd_diff: offload forced, parallel off" "-c ossd.force_offload=on -c max_parallel_workers_per_gather=0" ossd_diff
 run_suite "ossd_diff: offload forced, parallel on"  "-c ossd.force_offload=on -c max_parallel_workers_per_gather=2" ossd_diff
