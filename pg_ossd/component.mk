@@ -29,6 +29,7 @@ TEST_BINS += pg-ossd-install
 TEST_SUITES += tap:tests/pg/run-regress.sh tap:tests/pg/run-isolation.sh tap:tests/pg/run-tpch.sh \
   tap:tests/pg/run-bigseg.sh tap:tests/pg/run-checksums.sh tap:tests/pg/run-slots.sh \
   tap:tests/pg/run-pg-regress-short.sh tap:tests/pg/run-sqlsmith.sh tap:tests/pg/run-array.sh \
+  tap:tests/pg/run-regress-array.sh tap:tests/pg/run-isolation-array.sh \
   tap:tests/pg/run-scaleout.sh
 
 # ossd-randq: the random differential query test (tests/pg/random-diff/),

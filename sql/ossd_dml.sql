@@ -162,12 +162,14 @@ SELECT * FROM dml_same($$DELETE FROM dm_dst d USING (SELECT k, max(id) AS m FROM
 
 -- ===================================================================
 -- RETURNING: the changed rows come back from the heap, not the drive
+-- (the INSERT's in the order of its scan of dm_src, which SQL leaves open
+-- and an array of drives changes: sorted)
 -- ===================================================================
 EXPLAIN (VERBOSE, COSTS OFF)
 UPDATE dm_dst SET v = v + 1 WHERE k = 13 AND id < 600 RETURNING id, v;
 UPDATE dm_dst SET v = v + 1 WHERE k = 13 AND id < 600 RETURNING id, v;
 DELETE FROM dm_dst WHERE k = 14 AND id < 600 RETURNING id, k, t;
-INSERT INTO dm_ins SELECT id, k, v, t FROM dm_src WHERE k = 15 AND id < 300 RETURNING id, t;
+WITH c AS (INSERT INTO dm_ins SELECT id, k, v, t FROM dm_src WHERE k = 15 AND id < 300 RETURNING id, t) SELECT * FROM c ORDER BY id;
 -- after the changes: the changed blocks are the host's, the rest the
 -- drive's, one answer
 SELECT * FROM offload_check($$SELECT id, k, v, t FROM dm_dst WHERE id < 1000$$);

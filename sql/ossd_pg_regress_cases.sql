@@ -110,10 +110,12 @@ RESET ossd.force_offload;
 -- runs on the host, as when the drive has no slot free.  Before: it
 -- waited ossd.timeout_ms for a slot of its own backend, failed, and the
 -- error's cleanup crashed the backend (the connection it forgot was still
--- in use by the open cursors' streams).
+-- in use by the open cursors' streams).  Big enough that a cursor's
+-- stream still holds its slot after the first rows on an array of three
+-- drives too (each drive's stream fills a queue of its own).
 -- ===================================================================
 CREATE TABLE prc_slots (a int, b text);
-INSERT INTO prc_slots SELECT g, repeat('x', 300) FROM generate_series(1, 20000) g;
+INSERT INTO prc_slots SELECT g, repeat('x', 300) FROM generate_series(1, 60000) g;
 VACUUM (FREEZE) prc_slots;
 -- EXPLAIN ANALYZE's line that says where the scan ran
 CREATE FUNCTION prc_slot_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$

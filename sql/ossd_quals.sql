@@ -416,7 +416,9 @@ SELECT v.q, e.* FROM (VALUES
   ('SELECT id FROM qt WHERE f8 > 0 AND f8 / 0 > 1'),
   ('SELECT id FROM qt WHERE f8 > 1e300 AND f8 * 10 > 0'),
   ('SELECT id FROM qt WHERE n > 1e39 AND n::int8 > 0'),
-  ('SELECT id FROM qt WHERE t LIKE ''a%'' AND t::int4 > 0'),
+  -- (one value fails, 'a%b': which of several fails first would depend on
+  -- the order rows come in, which an array of drives changes)
+  ('SELECT id FROM qt WHERE t LIKE ''a\%%'' AND t::int4 > 0'),
   ('SELECT id FROM qt WHERE t = ''v7'' AND t::int4 > 0'),
   ('SELECT id FROM qt WHERE d > ''3000-01-01'' AND d::timestamp > ''2000-01-01'''),
   ('SELECT id FROM qt WHERE i4 = 2147483647 AND i4 + 1 > 0'),

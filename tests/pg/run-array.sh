@@ -6,9 +6,6 @@
 # cluster with its tablespace "ossd" there (tests/pg/pg-env.bash) and loads
 # tests/pg/setup-tpch.sql.  Then:
 #  - every segment file of lineitem says it is striped over the three drives;
-#  - sql/ossd_diff.sql gives expected/ossd_diff.out with offload forced and
-#    off, parallel query off and on (the differential check, as
-#    run-regress.sh does it on one drive);
 #  - EXPLAIN ANALYZE of a forced scan shows the three drives each sent
 #    blocks, returning rows and bytes, their blocks adding up to the
 #    drive's total, with host blocks (not all-visible) beside them;
@@ -18,6 +15,9 @@
 #    ossd_filter with it answers as its SQL equivalent; dropped from all;
 #  - with one drive killed the offloaded scan fails naming it; restarted,
 #    the answer is offload off's again.
+# The regression and differential suites (sql/*.sql against expected/,
+# ossd_diff five ways among them) run on an array of three drives in
+# tests/pg/run-regress-array.sh, with a smaller unit.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
@@ -49,13 +49,6 @@ if [ "$(echo "$layout" | sed 's/uuid=[0-9a-f-]*/uuid=UUID/')" = "$want" ]; then
 else
   tap_not_ok "lineitem's segment is striped over the three drives" "$layout"
 fi
-
-# -- the differential suite, offload on and off
-regress_stage
-run_suite "ossd_diff on 3 drives: offload forced, parallel off" "-c ossd.force_offload=on -c max_parallel_workers_per_gather=0" ossd_diff
-run_suite "ossd_diff on 3 drives: offload forced, parallel on"  "-c ossd.force_offload=on -c max_parallel_workers_per_gather=2" ossd_diff
-run_suite "ossd_diff on 3 drives: offload off, parallel off"    "-c ossd.enabled=off -c max_parallel_workers_per_gather=0" ossd_diff
-run_suite "ossd_diff on 3 drives: offload forced, interpreter"  "-c ossd.force_offload=on -c ossd.kernel_mode=interpreter -c max_parallel_workers_per_gather=0" ossd_diff
 
 # -- EXPLAIN ANALYZE: every drive scanned its share
 ex=$(psql_q -d regress_ossd -c "SET ossd.force_offload = on" -c "SET max_parallel_workers_per_gather = 0" \

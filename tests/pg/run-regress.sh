@@ -5,8 +5,9 @@
 # Unix socket in a temp dir), loads tests/pg/setup-tpch.sql into the ossd
 # tablespace and tests/pg/regress-helpers.sql (the files' shared functions),
 # then runs sql/ossd_diff.sql against expected/ossd_diff.out
-# four times: offload forced / offload off, each with parallel query off
-# and on -- identical output every time is the differential check --, the
+# five times: offload forced / offload off, each with parallel query off
+# and on, and the interpreter -- identical output every time is the
+# differential check --, the
 # pgTAP suite sql/ossd_api.sql, sql/ossd_planner.sql and the theme files
 # (ossd_candidates, ossd_quals, ossd_aggregates, ossd_joins_params,
 # ossd_parallel_partitions, ossd_cost_model, ossd_types, ossd_mvcc_blocks,
@@ -16,12 +17,67 @@
 # the files of SQL's other corners (ossd_dml, ossd_rls_views, ...), and
 # sql/ossd_security.sql (privileges) with a second drive (its own ossdfs
 # and tablespace) in ossd.devices.  Needs `make -C pg_ossd install` (root).
+#
+# OSSD_ARRAY_DRIVES=N (N > 1; tests/pg/run-regress-array.sh sets 3) runs
+# the very same suites, settings and expected outputs with the tablespace
+# on an array of N drives (stripe unit OSSD_ARRAY_UNIT, 16384 = two heap
+# blocks: the suites' small tables straddle units and drives;
+# docs/arrays.md).  The one difference allowed is EXPLAIN ANALYZE's
+# per-drive lines (tests/pg/regress-drop-drive-lines.pl, run_suite in
+# tests/pg/pg-env.bash; what the files count of drives is given the
+# array's size, regress.ossd_drives).  It also checks lineitem's layout
+# and that the tables straddled the drives: the drives the relations span
+# after the setup (and, reported, at the end), the per-drive lines the
+# suites' EXPLAIN ANALYZE printed, each drive's own count of scans.  The
+# security suite's second drive stays one plain drive.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 source "$top/tests/harness/tap.sh"
 source "$top/tests/pg/pg-env.bash"
 
-if ! pgenv_up pg-regress; then
+# On an array: lineitem's segment is striped as asked, and how many drives
+# the tables of setup-tpch.sql span (a table of B blocks spans
+# min(N, ceil(B / unit blocks)) drives).
+array_layout_check () {
+  local rel layout want spans
+  rel=$(psql_q -d regress_ossd -c "SELECT pg_relation_filepath('lineitem')")
+  layout=$(getfattr --absolute-names --only-values -n user.ossd.layout "$pgdata/$rel" 2>&1)
+  want="raid0 n=$pgenv_ndrives unit=$pgenv_array_unit uuid=UUID drives=$(IFS=,; echo "${array_dev[*]}")"
+  if [ "$(echo "$layout" | sed 's/uuid=[0-9a-f-]*/uuid=UUID/')" = "$want" ]; then
+    tap_ok "lineitem's segment is striped over the $pgenv_ndrives drives, unit $pgenv_array_unit"
+  else
+    tap_not_ok "lineitem's segment is striped over the $pgenv_ndrives drives" "$layout"
+  fi
+  spans=$(relations_spans)
+  echo "# relations of tablespace ossd after setup, by drives spanned: $spans"
+  case " $spans " in
+    *" $pgenv_ndrives drives: "*) tap_ok "the shared tables straddle the drives ($spans)" ;;
+    *) tap_not_ok "the shared tables straddle the drives" "$spans" ;;
+  esac
+}
+# "1 drives: A, 2 drives: B, ..." over the relations (tables, indexes,
+# TOAST, materialized views) of tablespace ossd in database regress_ossd
+relations_spans () {
+  psql_q -d regress_ossd -c "
+    SELECT string_agg(format('%s drives: %s', d, n), ', ' ORDER BY d) FROM (
+      SELECT d, count(*) AS n FROM (
+        SELECT least($pgenv_ndrives, ceil(pg_relation_size(c.oid) / $pgenv_array_unit.0)) AS d
+          FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace
+         WHERE t.spcname = 'ossd' AND pg_relation_size(c.oid) > 0) r
+      GROUP BY d) s"
+}
+# The per-drive lines of the suites' EXPLAIN ANALYZE (before they are
+# filtered): how many striped scans had blocks on how many drives.
+scans_spans () {
+  cat "$work"/regress/out-*/results/*.out 2>/dev/null | awk '
+    function flush() { if (inscan) n[on]++; inscan = 0; on = 0 }
+    /^ *Drives: [0-9]+ *$/ { flush(); inscan = 1; next }
+    inscan && /^ *Drive [0-9]+: blocks=/ { if ($3 !~ /^blocks=0,/) on++; next }
+    { flush() }
+    END { flush(); for (d in n) printf "%s drives: %s, ", d, n[d] }' | sed 's/, $//'
+}
+
+if ! pgenv_up_selected pg-regress; then
   tap_not_ok "drive, ossdfs and cluster up"; tap_done; exit 1
 fi
 tap_ok "drive, ossdfs and cluster up"
@@ -34,6 +90,18 @@ if cat "$top/tests/pg/setup-tpch.sql" "$top/tests/pg/regress-helpers.sql" |
   tap_ok "TPC-H-like schema loaded on the drive"
 else
   tap_not_ok "TPC-H-like schema loaded on the drive" "$(tail -3 "$work/setup.log")"
+fi
+if [ "$pgenv_ndrives" -gt 1 ]; then
+  array_layout_check
+  # the filter removes the per-drive lines and nothing else, footer fixed
+  got=$(printf '%s\n' ' QUERY PLAN' '------------' ' Custom Scan (OssdScan) on t' '   Drives: 3' \
+          '   Drive 0: blocks=4, rows=10, bytes=99' '   Drive Tuples Seen: 7' '   Drive 2: blocks=4, rows=10' \
+          '   Drive 1: blocks=0, rows=0, bytes=0' '(6 rows)' '' ' x ' '---' ' Drives: 3' '(1 row)' |
+        perl "$top/tests/pg/regress-drop-drive-lines.pl" | tr '\n' '|')
+  want=' QUERY PLAN|------------| Custom Scan (OssdScan) on t|   Drive Tuples Seen: 7|   Drive 2: blocks=4, rows=10|(3 rows)||'
+  want+=' x |---|(0 rows)|'
+  [ "$got" = "$want" ] && tap_ok "regress-drop-drive-lines.pl removes the per-drive lines only" \
+    || tap_not_ok "regress-drop-drive-lines.pl removes the per-drive lines only" "got '$got'"
 fi
 
 run_suite "ossd_diff: offload forced, parallel off" "-c ossd.force_offload=on -c max_parallel_workers_per_gather=0" ossd_diff
@@ -158,15 +226,15 @@ fs2_pid=
 drive2_stop () {
   mountpoint -q "$mnt2" 2>/dev/null && { fusermount3 -u "$mnt2" || fusermount3 -u -z "$mnt2"; } 2>/dev/null
   [ -n "$fs2_pid" ] && { wait "$fs2_pid" 2>/dev/null; kill -9 "$fs2_pid" 2>/dev/null; }
-  OSSD_RUNDIR=$work/run2 "$ctl" device stop --force >/dev/null 2>&1
+  OSSD_RUNDIR=$work/runsec "$ctl" device stop --force >/dev/null 2>&1
 }
 trap 'drive2_stop; ofs_cleanup' EXIT
-dev2="nbd+unix:///?socket=$work/run2/ossd.sock"
+dev2="nbd+unix:///?socket=$work/runsec/ossd.sock"
 mkdir -p "$mnt2"
-if OSSD_RUNDIR=$work/run2 "$ctl" device start --image "$work/drive2.img" --size 256M --volume 64M \
-     --group postgres -- slots=16 >"$work/drive2.log" 2>&1 &&
-   chmod 755 "$work/run2" &&
-   { OSSD_RUNDIR=$work/run2 "$ossdfs" "$mnt2" --device "$dev2" --foreground --kernel-group postgres \
+if OSSD_RUNDIR=$work/runsec "$ctl" device start --image "$work/drivesec.img" --size 256M --volume 64M \
+     --group postgres -- slots=16 >"$work/drivesec.log" 2>&1 &&
+   chmod 755 "$work/runsec" &&
+   { OSSD_RUNDIR=$work/runsec "$ossdfs" "$mnt2" --device "$dev2" --foreground --kernel-group postgres \
        >>"$work/ossdfs2.log" 2>&1 & fs2_pid=$!; } &&
    for _ in $(seq 100); do mountpoint -q "$mnt2" && break; sleep 0.1; done &&
    mkdir -p "$mnt2/ts" && chown postgres: "$mnt2/ts" &&
@@ -174,6 +242,29 @@ if OSSD_RUNDIR=$work/run2 "$ctl" device start --image "$work/drive2.img" --size 
   tap_ok "second drive up, with tablespace ossd2"
   run_suite "ossd_security" "-c ossd.devices=$dev2" ossd_security
 else
-  tap_not_ok "second drive up" "$(tail -3 "$work/drive2.log" "$work/ossdfs2.log" 2>/dev/null)"
+  tap_not_ok "second drive up" "$(tail -3 "$work/drivesec.log" "$work/ossdfs2.log" 2>/dev/null)"
+fi
+
+# On an array, the suites' own tables straddled the drives too: EXPLAIN
+# ANALYZE of their striped scans names blocks on every drive, and what is
+# left of their relations spans them
+if [ "$pgenv_ndrives" -gt 1 ]; then
+  spans=$(scans_spans)
+  echo "# striped scans in the suites' EXPLAIN ANALYZE, by drives with blocks: $spans"
+  case ", $spans," in
+    *", $pgenv_ndrives drives: "*) tap_ok "the suites' scans had blocks on all $pgenv_ndrives drives ($spans)" ;;
+    *) tap_not_ok "the suites' scans had blocks on all $pgenv_ndrives drives" "$spans" ;;
+  esac
+  echo "# relations of tablespace ossd at the end, by drives spanned: $(relations_spans)"
+  # every drive of the array ran scans of the suites (its own counter)
+  per=$(for ((i = 0; i < pgenv_ndrives; i++)); do
+          n=$(psql_q -d regress_ossd -c "SELECT value::bigint FROM ossd_device_stats('${array_dev[i]}') WHERE name = 'scans'")
+          echo -n "drive $i: ${n:-none}, "
+        done | sed 's/, $//')
+  if ! echo "$per" | grep -qE 'none|: 0(,|$)'; then
+    tap_ok "every drive of the array ran scans ($per)"
+  else
+    tap_not_ok "every drive of the array ran scans" "$per"
+  fi
 fi
 tap_done
