@@ -287,15 +287,19 @@ ossd_parallel_divisor(Path *path)
  * rows that pass: aggregation), and the drive runs ossd.device_workers
  * threads on it (its default, two, when that is 0).  On a tablespace
  * striped over an array every drive scans its own share at once
- * (ossd_array.c), each with its own threads.
+ * (ossd_array.c), each with its own threads (ossd.array_scan_drives
+ * caps how many the model counts).
  */
 Cost
 ossd_drive_cost(RelOptInfo *rel, Cost extra)
 {
 	double		f = Max(0.0, Min(1.0, rel->allvisfrac));
 	double		threads = ossd_device_workers > 0 ? ossd_device_workers : 2;
+	int			drives = ossd_tablespace_drives(rel->reltablespace);
 
-	threads *= ossd_tablespace_drives(rel->reltablespace);
+	if (ossd_array_scan_drives > 0)
+		drives = Min(drives, ossd_array_scan_drives);
+	threads *= drives;
 
 	return (f * (rel->pages * ossd_drive_page_cost +
 				 rel->tuples * ossd_drive_tuple_cost) + extra) / threads;

@@ -31,6 +31,7 @@ char	   *ossd_devices_guc = NULL;
 int			ossd_timeout_ms = 60000;
 int			ossd_parallel_chunk_blocks = 0;
 int			ossd_device_workers = 0;
+int			ossd_array_scan_drives = 0;
 bool		ossd_join_filter = true;
 
 static const struct config_enum_entry kernel_mode_options[] = {
@@ -213,6 +214,16 @@ _PG_init(void)
 							&ossd_device_workers,
 							0,
 							0, 64,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("ossd.array_scan_drives",
+							"Drives of an array the cost model counts as scanning at once (0 = all of the tablespace's).",
+							"1 prices a scan as one drive's, for arrays whose drives share one bottleneck (emulated drives on one host's cores).",
+							&ossd_array_scan_drives,
+							0,
+							0, 1024,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);

@@ -46,6 +46,7 @@ extern char *ossd_default_device;
 extern char *ossd_devices_guc;
 extern int	ossd_timeout_ms;
 extern int	ossd_device_workers;
+extern int	ossd_array_scan_drives;
 extern int	ossd_parallel_chunk_blocks;
 extern bool ossd_join_filter;
 

@@ -9,6 +9,7 @@
 #  - EXPLAIN ANALYZE of a forced scan shows the three drives each sent
 #    blocks, returning rows and bytes, their blocks adding up to the
 #    drive's total, with host blocks (not all-visible) beside them;
+#  - the planner prices a scan's drive part at a third of one drive's;
 #  - TPC-H Q1 and Q6 aggregate on the three drives (partial groups from
 #    each, merged on the host) and answer as offload off does;
 #  - a kernel deployed with ossd_deploy_kernel is on all three drives and
@@ -81,6 +82,22 @@ if [ -n "$ok" ]; then
     || tap_not_ok "each drive holds a third of the blocks" "min $min max $max"
 else
   tap_not_ok "each drive holds a third of the blocks" "no per-drive figures"
+fi
+
+# -- the planner: three drives scan their shares at once, so a scan's drive
+# part costs a third of one drive's (ossd.array_scan_drives=1 prices one)
+cost_of () {
+  psql_q -d regress_ossd -c "SET ossd.force_offload = on" -c "SET max_parallel_workers_per_gather = 0" \
+    -c "SET ossd.array_scan_drives = $1" \
+    -c "EXPLAIN (FORMAT JSON) SELECT l_orderkey FROM lineitem WHERE l_quantity < 2" |
+    python3 -c 'import json,sys; p=json.load(sys.stdin)[0]["Plan"]; print(p["Startup Cost"], p["Total Cost"])'
+}
+read -r s1 c1 <<<"$(cost_of 1)"
+read -r s3 c3 <<<"$(cost_of 0)"
+if python3 -c "import sys; s,c1,c3=$s1,$c1,$c3; sys.exit(0 if c3 < c1 and c3 - s >= (c1 - s) / 3 - 0.01 else 1)" 2>/dev/null; then
+  tap_ok "the planner prices the array's three drives scanning at once (cost $c3 against one drive's $c1)"
+else
+  tap_not_ok "the planner prices the array's three drives scanning at once" "startup $s1/$s3 total one drive $c1, three $c3"
 fi
 
 # -- under a Gather: each process sends each drive a SCAN for its chunks,
