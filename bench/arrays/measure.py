@@ -7,7 +7,8 @@ the arrays up).
       query's time (psql \\timing), the CPU the cluster (postmaster, its
       children, the ones it reaped), ossdfs and the drives (nbdkit) used
       meanwhile, ossdfs's FUSE read and drive read counters over the run
-      (user.ossd.stats, reset before it) and a digest of the answer.
+      (user.ossd.stats, reset before it), each drive's NAND page reads
+      (ossdctl stats) and a digest of the answer.
   measure.py summary --raw RAW.jsonl --csv CSV --txt TXT [--json]
       one CSV row per (drives, query, mode, rep), the text table of medians
       (min/max), offload's and plain's fraction of linear, where plain
@@ -66,11 +67,22 @@ def read_stats(mnt):
     return out
 
 
+def nand_reads(a):
+    """each drive's count of NAND page reads (ossdctl stats)"""
+    out = []
+    for uri, key in zip(a.drive_uris.split(), a.drive_keys.split()):
+        p = subprocess.run([a.ossdctl, "--device", uri, "--key-file", key, "--json", "stats"],
+                           capture_output=True, text=True, check=True)
+        out.append(json.loads(p.stdout)["nand_reads"])
+    return out
+
+
 def snapshot(a):
     return {
         "host": cluster_cpu(a.postmaster),
         "ossdfs": proc_cpu(a.ossdfs_pid),
         "drives": sum(proc_cpu(int(p)) for p in a.drive_pids.split()),
+        "nand": nand_reads(a),
     }
 
 
@@ -109,6 +121,8 @@ def cmd_one(a):
         "fuse_read_s": stats.get("read", (0, 0))[1],
         "drive_reads": stats.get("drive.read", (0, 0))[0],
         "drive_read_s": stats.get("drive.read", (0, 0))[1],
+        "nand_reads": [y - x for x, y in zip(before["nand"], after["nand"])],
+        "nand_page_bytes": a.nand_page_bytes,
         "resident_before": a.resident_before,
         "loadavg": float(open("/proc/loadavg").read().split()[0]),
         "answer_md5": hashlib.md5(answer.encode()).hexdigest(),
@@ -140,7 +154,8 @@ def cmd_summary(a):
             "per_drive_mbps", "linear_fraction", "model_fraction", "host_cpu_s",
             "host_cpu_pct", "ossdfs_cpu_s", "ossdfs_cpu_pct", "drive_cpu_s", "drive_cpu_pct",
             "answer_equal", "fuse_reads", "fuse_read_kib", "fuse_in_flight", "drive_reads",
-            "drive_read_kib", "drive_reads_in_flight", "resident_before", "loadavg"]
+            "drive_read_kib", "drive_reads_in_flight", "nand_reads", "nand_amp",
+            "nand_slowest_over_mean", "resident_before", "loadavg"]
     with open(a.csv, "w") as f:
         f.write(",".join(cols) + "\n")
         for r in sorted(rows, key=lambda r: (r["drives"], r["query"], r["mode"], r["rep"])):
@@ -149,6 +164,7 @@ def cmd_summary(a):
             other = answers.get((n, r["query"], "plain" if r["mode"] == "offload" else "offload", r["rep"]))
             eq = "" if other is None else ("yes" if other == r["answer_md5"] else "NO")
             s = r["seconds"]
+            nr = r["nand_reads"]
             vals = [n, r["query"], r["mode"], r["rep"], "%.3f" % s, r["heap_bytes"],
                     "%.2f" % bw, "%.2f" % (bw / n), "%.4f" % (bw / (n * base[(r["query"], r["mode"])])),
                     "%.4f" % (bw / (n * a.model_mbps)) if a.model_mbps else "",
@@ -161,15 +177,17 @@ def cmd_summary(a):
                     r["drive_reads"],
                     "%.1f" % (r["heap_bytes"] / r["drive_reads"] / 1024) if r["mode"] == "plain" and r["drive_reads"] else "",
                     "%.2f" % (r["drive_read_s"] / s),
+                    sum(nr), "%.3f" % (sum(nr) * r["nand_page_bytes"] / r["heap_bytes"]),
+                    "%.3f" % (max(nr) * len(nr) / sum(nr)) if sum(nr) else "",
                     r["resident_before"], r["loadavg"]]
             f.write(",".join(str(v) for v in vals) + "\n")
     import csv
     crow = list(csv.DictReader(open(a.csv)))
     out = []
     summary = []
-    hdr = ("%6s %-5s %-7s %8s %8s %8s %9s %8s %7s %7s %6s %6s %6s %6s %7s %6s" % (
+    hdr = ("%6s %-5s %-7s %8s %8s %8s %9s %8s %7s %7s %6s %6s %6s %6s %7s %6s %8s %8s" % (
         "drives", "query", "mode", "median s", "min s", "max s", "MB/s", "per drv",
-        "linear", "model", "host%", "fuse%", "drive%", "equal", "FUSE KiB", "inflt"))
+        "linear", "model", "host%", "fuse%", "drive%", "equal", "FUSE KiB", "inflt", "NANDamp", "slowest"))
     out.append(hdr)
     for k in keys:
         g = [r for r in crow if (int(r["drives"]), r["query"], r["mode"]) == k]
@@ -187,14 +205,16 @@ def cmd_summary(a):
                "host_cpu_pct": f("host_cpu_pct"), "ossdfs_cpu_pct": f("ossdfs_cpu_pct"),
                "drive_cpu_pct": f("drive_cpu_pct"), "answers_equal": eq,
                "fuse_read_kib": med(fk) if fk else None, "fuse_in_flight": f("fuse_in_flight"),
-               "drive_reads_in_flight": f("drive_reads_in_flight")}
+               "drive_reads_in_flight": f("drive_reads_in_flight"),
+               "nand_amp": f("nand_amp"), "nand_slowest_over_mean": f("nand_slowest_over_mean")}
         summary.append(rec)
-        out.append("%6d %-5s %-7s %8.2f %8.2f %8.2f %9.2f %8.2f %6.0f%% %6s %5.0f%% %5.0f%% %5.0f%% %6s %7s %6.2f" % (
+        out.append("%6d %-5s %-7s %8.2f %8.2f %8.2f %9.2f %8.2f %6.0f%% %6s %5.0f%% %5.0f%% %5.0f%% %6s %7s %6.2f %8.3f %8.3f" % (
             k[0], "Q" + k[1], k[2], rec["median_s"], rec["min_s"], rec["max_s"], rec["mbps"],
             rec["per_drive_mbps"], 100 * rec["linear_fraction"],
             "%.0f%%" % (100 * rec["model_fraction"]) if a.model_mbps else "-",
             rec["host_cpu_pct"], rec["ossdfs_cpu_pct"], rec["drive_cpu_pct"], eq,
-            "%.0f" % rec["fuse_read_kib"] if rec["fuse_read_kib"] else "-", rec["fuse_in_flight"]))
+            "%.0f" % rec["fuse_read_kib"] if rec["fuse_read_kib"] else "-", rec["fuse_in_flight"],
+            rec["nand_amp"], rec["nand_slowest_over_mean"]))
     ndmax = max(k[0] for k in keys)
     out.append("")
     for q in sorted({k[1] for k in keys}):
@@ -235,6 +255,10 @@ def main():
         o.add_argument(opt, required=True)
     for opt in ("--drives", "--rep", "--port", "--postmaster", "--ossdfs-pid", "--heap-bytes"):
         o.add_argument(opt, type=int, required=True)
+    o.add_argument("--ossdctl", required=True)
+    o.add_argument("--drive-uris", required=True)
+    o.add_argument("--drive-keys", required=True)
+    o.add_argument("--nand-page-bytes", type=int, required=True)
     o.add_argument("--resident-before", type=int, default=0)
     o.add_argument("--timeout", type=int, default=1800)
     s = sub.add_parser("summary")
