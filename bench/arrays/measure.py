@@ -24,36 +24,9 @@ import subprocess
 import sys
 import time
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def proc_cpu(pid, children=False):
-    """utime+stime (and the reaped children's with children=True), seconds"""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    t = int(fields[11]) + int(fields[12])
-    if children:
-        t += int(fields[13]) + int(fields[14])
-    return t / TICK
-
-
-def cluster_cpu(postmaster):
-    """the postmaster, its live children, and those it has reaped"""
-    total = proc_cpu(postmaster, children=True)
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == postmaster:
-            total += proc_cpu(int(d))
-    return total
+sys.dont_write_bytecode = True  # nothing generated in the checkout
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include"))
+from bench_cpu import cluster_cpu, proc_cpu  # noqa: E402
 
 
 def read_stats(mnt):
