@@ -77,6 +77,8 @@
 #define JF_BLOOM_MAX_BYTES	(1024 * 1024)
 /* a Bloom filter passing more than this fraction of keys is not worth sending */
 #define JF_BLOOM_MAX_FPP	0.5
+/* a larger hash table streams its keys into Bloom filters (ossd_joinfilter_fill) */
+#define JF_STREAM_TUPLES	65536
 
 typedef struct OssdJoinFilterKey
 {
@@ -145,10 +147,12 @@ equality_collation_ok(Oid collid)
 
 /*
  * The key kind of a hash clause's operator for these argument types, or -1
- * when the two sides cannot be normalised alike.
+ * when the two sides cannot be normalised alike.  Also what the join
+ * paths (ossd_joinpath.c) price a filter by: a plan gets a filter for
+ * each clause the paths counted.
  */
-static int
-clause_key_kind(OpExpr *op, Oid outer_type, Oid inner_type)
+int
+ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type)
 {
 	switch (get_opcode(op->opno))
 	{
@@ -220,7 +224,7 @@ hashjoin_keys(HashJoin *hj, CustomScan *cs)
 		if (col == NULL || !IsA(col, Var) || col->varno != cs->scan.scanrelid ||
 			col->varattno < 1 || col->varlevelsup != 0)
 			continue;
-		kind = clause_key_kind(op, col->vartype, exprType(inner));
+		kind = ossd_joinfilter_key_kind(op, col->vartype, exprType(inner));
 		if (kind < 0)
 			continue;
 
@@ -237,6 +241,32 @@ hashjoin_keys(HashJoin *hj, CustomScan *cs)
 											exprType(inner)));
 	}
 	return keys;
+}
+
+/*
+ * The share of probe keys that cannot join which a filter built from a
+ * hash table of tuples rows and distinct keys still passes, as
+ * ossd_joinfilter_fill will build it: 0 for an exact set, a Bloom
+ * filter's false positive rate, 1 when no filter would be sent.
+ */
+double
+ossd_joinfilter_false_pass(double tuples, double distinct)
+{
+	uint64		n = (uint64) Max(1.0, distinct);
+	uint64		sized_for = n;
+	size_t		bytes;
+	double		fpp;
+
+	if (tuples > JF_STREAM_TUPLES)
+		sized_for = (uint64) tuples;	/* streamed: sized by its tuples */
+	else if (distinct <= JF_EXACT_MAX_KEYS)
+		return 0.0;
+	bytes = ossd_jf_bloom_size(sized_for, JF_BLOOM_MAX_BYTES);
+	fpp = ossd_jf_bloom_fpp(sized_for, bytes, ossd_jf_bloom_hashes(sized_for, bytes));
+	if (fpp > JF_BLOOM_MAX_FPP)
+		return 1.0;
+	/* the bits set are those of its distinct keys, whatever it was sized for */
+	return ossd_jf_bloom_fpp(n, bytes, ossd_jf_bloom_hashes(sized_for, bytes));
 }
 
 static void
@@ -648,8 +678,6 @@ fill_batch_file(FillState *fs, BufFile *file)
  * drop rows of the others -- goes straight into Bloom filters sized for
  * its tuple count, without collecting the keys.
  */
-#define JF_STREAM_TUPLES 65536
-
 void
 ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 {

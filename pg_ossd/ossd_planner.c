@@ -8,12 +8,12 @@
  * visibility map, as ANALYZE/VACUUM recorded it) can be scanned by the
  * drive, at ossd.drive_page_cost and ossd.drive_tuple_cost per drive
  * thread, and each row that comes back (estimated by the pushed quals'
- * selectivity) costs ossd.transfer_tuple_cost on each side: the drive
+ * selectivity, and for a join's probe side by its join filter:
+ * ossd_joinpath.c) costs ossd.transfer_tuple_cost on each side: the drive
  * projects and packs it, the host unpacks it and forms the tuple; the
- * other pages
- * cost what a sequential scan would.  Drive and host overlap: the slower
- * of the two is the scan's cost (ossd_cost).  ossd.force_offload makes
- * this the only path.
+ * other pages cost what a sequential scan would.  Drive and host overlap:
+ * the slower of the two is the scan's cost (ossd_cost).
+ * ossd.force_offload makes this the only path.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,7 +47,8 @@ static Plan *ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								   CustomPath *best_path, List *tlist,
 								   List *clauses, List *custom_plans);
 static CustomPath *ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel,
-									   List *device_quals, int parallel_workers);
+									   List *device_quals, int parallel_workers,
+									   double join_pass, int join_keys);
 
 static CustomPathMethods ossd_path_methods = {
 	.CustomName = "OssdScan",
@@ -321,10 +322,15 @@ ossd_drive_cost(RelOptInfo *rel, Cost extra)
  * host.  A partial path (parallel_workers > 0) divides the host's part
  * among the processes, as cost_seqscan does; the drive's is not divided:
  * its threads are its own, however many processes send it chunks.
+ * The probe side of a hash join whose build keys go to the drive
+ * (ossd_joinpath.c) sends only join_pass of the rows its quals pass: the
+ * drive tests join_keys filters (cpu_operator_cost each) on every row its
+ * quals pass, and ships, and the host unpacks, only those that may join.
  * docs/cost-model.md has the measurements behind the defaults.
  */
 static void
-ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
+ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
+		  double join_pass, int join_keys)
 {
 	double		spc_seq_page_cost;
 	double		spc_random_page_cost;
@@ -335,6 +341,7 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	QualCost	dcost;
 	Selectivity sel;
 	double		drive_rows;
+	double		sent_rows;
 	Cost		startup = 10.0;	/* channel round trips */
 	Cost		host;
 	Cost		drive;
@@ -356,13 +363,16 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 	sel = clauselist_selectivity(root, extract_actual_clauses(device_quals, false),
 								 rel->relid, JOIN_INNER, NULL);
 	drive_rows = clamp_row_est(tuples * f * sel);
+	sent_rows = clamp_row_est(drive_rows * join_pass);
 
 	/* host: a sequential scan of the other pages, the rows from the drive */
 	host = (1.0 - f) * (spc_seq_page_cost * pages +
 						(cpu_tuple_cost + qcost.per_tuple) * tuples);
-	host += drive_rows * (ossd_transfer_tuple_cost +
-						  Max(0.0, qcost.per_tuple - dcost.per_tuple));
+	host += sent_rows * (ossd_transfer_tuple_cost +
+						 Max(0.0, qcost.per_tuple - dcost.per_tuple));
 	path->rows = path->param_info ? path->param_info->ppi_rows : rel->rows;
+	/* the host's own pages are not filtered: only the drive's share thins */
+	path->rows = clamp_row_est(path->rows * ((1.0 - f) + f * join_pass));
 	if (path->parallel_workers > 0)
 	{
 		double		divisor = ossd_parallel_divisor(path);
@@ -371,7 +381,8 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path)
 		path->rows = clamp_row_est(path->rows / divisor);
 	}
 	host += path->pathtarget->cost.per_tuple * path->rows;
-	drive = ossd_drive_cost(rel, drive_rows * ossd_transfer_tuple_cost);
+	drive = ossd_drive_cost(rel, sent_rows * ossd_transfer_tuple_cost +
+							(join_keys > 0 ? drive_rows * join_keys * cpu_operator_cost : 0.0));
 
 	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
 	path->total_cost = path->startup_cost + Max(host, drive);
@@ -398,7 +409,7 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!ossd_projection_fits(rel, device_quals))
 		return;
 
-	cp = ossd_make_scan_path(root, rel, device_quals, 0);
+	cp = ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0);
 	ossd_add_offload_path(root, rel, cp);
 
 	/*
@@ -413,7 +424,7 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 		if (workers > 0)
 		{
-			cp = ossd_make_scan_path(root, rel, device_quals, workers);
+			cp = ossd_make_scan_path(root, rel, device_quals, workers, 1.0, 0);
 			if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
 				rel->partial_pathlist = NIL;
 			add_partial_path(rel, &cp->path);
@@ -422,12 +433,37 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 }
 
 /*
+ * The OssdScan path of the probe side of a hash join whose build keys the
+ * drive will test (join_keys filters passing join_pass of the rows), for
+ * ossd_joinpath.c; NULL when rel is not offloaded or its scan runs once
+ * per outer row.  parallel_workers > 0 makes it a partial path.  The path
+ * is the join's alone, never its relation's: its rows are the join's.
+ */
+CustomPath *
+ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel, int parallel_workers,
+						double join_pass, int join_keys)
+{
+	RangeTblEntry *rte = root->simple_rte_array[rel->relid];
+	char	   *uri = NULL;
+	List	   *device_quals;
+
+	if (IS_DUMMY_REL(rel) || !ossd_rel_candidate(root, rel, rte, &uri) ||
+		ossd_rel_rescanned(root, rel))
+		return NULL;
+	device_quals = choose_device_quals(rel);
+	if (!ossd_projection_fits(rel, device_quals))
+		return NULL;
+	return ossd_make_scan_path(root, rel, device_quals, parallel_workers,
+							   join_pass, join_keys);
+}
+
+/*
  * The OssdScan path of a relation; parallel_workers > 0 makes it a partial
  * path whose block chunks the processes of a parallel plan share.
  */
 static CustomPath *
 ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
-					int parallel_workers)
+					int parallel_workers, double join_pass, int join_keys)
 {
 	CustomPath *cp;
 
@@ -452,7 +488,7 @@ ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	cp->custom_paths = NIL;
 	cp->custom_private = list_make2(device_quals, makeInteger(parallel_workers > 0));
 	cp->methods = &ossd_path_methods;
-	ossd_cost(root, rel, device_quals, &cp->path);
+	ossd_cost(root, rel, device_quals, &cp->path, join_pass, join_keys);
 	return cp;
 }
 

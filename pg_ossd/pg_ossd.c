@@ -267,4 +267,5 @@ _PG_init(void)
 	ossd_upper_init();
 	ossd_exec_init();
 	ossd_joinfilter_init();
+	ossd_joinpath_init();
 }

@@ -19,6 +19,8 @@
  *	ossd_explain.c	EXPLAIN output
  *	ossd_joinfilter.c	join filters: a hash join's build keys sent to the
  *					drive scan of its probe side
+ *	ossd_joinpath.c	set_join_pathlist_hook: hash joins priced with the
+ *					probe side's join filter
  *	ossd_sqlapi.c	SQL-callable functions
  *
  *-------------------------------------------------------------------------
@@ -126,6 +128,9 @@ extern void ossd_planner_init(void);
 extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
 								  CustomPath *cp);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
+extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,
+										   int parallel_workers, double join_pass,
+										   int join_keys);
 extern bool ossd_projection_fits(RelOptInfo *rel, List *dev);
 extern Cost ossd_drive_cost(RelOptInfo *rel, Cost extra);
 extern CustomScanMethods ossd_scan_plan_methods;
@@ -171,5 +176,10 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 struct PlannedStmt;
 extern void ossd_joinfilter_plan(struct PlannedStmt *stmt);
 extern void ossd_joinfilter_init(void);
+extern int	ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type);
+extern double ossd_joinfilter_false_pass(double tuples, double distinct);
+
+/* ossd_joinpath.c */
+extern void ossd_joinpath_init(void);
 
 #endif							/* PG_OSSD_H */

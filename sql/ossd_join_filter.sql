@@ -142,8 +142,9 @@ RESET work_mem;
 -- 12. rescans: the hash join runs once per outer row, each time with a new
 -- hash table (its inner side depends on the outer row): a filter per loop.
 -- A scan run once per outer row is offloaded only if it pays, and the cost
--- model gives no credit for the rows a filter drops: rows from the drive
--- are made cheap here so that the rescanned scan is offloaded
+-- model gives a rescanned scan no credit for the rows a filter drops (its
+-- join paths are not made: section 16): rows from the drive are made cheap
+-- here so that the rescanned scan is offloaded
 SET enable_nestloop = on;
 SET ossd.transfer_tuple_cost = 0.001;
 SELECT jf_plan($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LATERAL
@@ -178,6 +179,93 @@ RESET plan_cache_mode;
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey AND l.l_suppkey = o.o_custkey
  WHERE o.o_orderdate < date '1992-03-01';
+
+-- 16. The planner prices the filter (not forced).  The probe side's scan is
+-- priced at the rows the filter passes: the rows that find a match (a semi
+-- join's selectivity on the key clause) and the filter's false positives.
+-- lineitem joined to one month of orders has no qual of its own, yet its
+-- offloaded scan is chosen: the drive drops all but a month's rows.  With
+-- ossd.join_filter off the planner has no such path, and the scan stays
+-- on the host.  Default planner settings from here on.
+RESET ossd.force_offload;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+CREATE FUNCTION jf_estimate(q text) RETURNS TABLE (node text, rows_estimated float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN QUERY WITH RECURSIVE n(p) AS (
+      SELECT j -> 0 -> 'Plan'
+    UNION ALL
+      SELECT c FROM n, json_array_elements(n.p -> 'Plans') c)
+    SELECT coalesce(p ->> 'Custom Plan Provider', p ->> 'Node Type') || ' on ' ||
+           coalesce(p ->> 'Relation Name', '-'),
+           (p ->> 'Plan Rows')::float8
+      FROM n WHERE p ->> 'Relation Name' IS NOT NULL;
+END $$;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+ WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01';
+SELECT jf_same($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                 WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01'$$);
+-- the probe scan's estimate is the month's share of lineitem, not all of it
+SELECT e.node, round((e.rows_estimated / c.reltuples)::numeric, 2) AS share_of_table
+  FROM jf_estimate($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                     WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01'$$) e,
+       pg_class c
+ WHERE c.relname = split_part(e.node, ' on ', 2) ORDER BY 1;
+SET ossd.join_filter = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+ WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01';
+RESET ossd.join_filter;
+
+-- a build side that keeps most keys gives the probe side no credit worth
+-- a drive scan: lineitem stays on the host
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+ WHERE o.o_orderdate >= date '1992-02-01';
+
+-- semi join (EXISTS) with the probe side on the drive: priced alike
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*) FROM lineitem l
+ WHERE EXISTS (SELECT 1 FROM orders o WHERE o.o_orderkey = l.l_orderkey
+                AND o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-01-15');
+SELECT jf_same($$SELECT count(*) FROM lineitem l
+                 WHERE EXISTS (SELECT 1 FROM orders o WHERE o.o_orderkey = l.l_orderkey
+                                AND o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-01-15')$$);
+
+-- under a Gather: each process builds its own hash table (a parallel hash
+-- table gives no filter) and filters its own chunks of the probe side.
+-- The build side is a table off the drive (temporary tables cannot be
+-- read by workers)
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+CREATE TABLE jf_build_keys (k int8) TABLESPACE pg_default;
+INSERT INTO jf_build_keys SELECT i * 37 FROM generate_series(1, 300) i;
+ANALYZE jf_build_keys;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_keys b ON l.l_orderkey = b.k;
+SELECT jf_plan($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_keys b ON l.l_orderkey = b.k$$);
+SELECT jf_same($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_keys b ON l.l_orderkey = b.k$$);
+-- a build side that scans the drive would run whole in every process, each
+-- scan going to the one drive: the partial join pays for all of them, and
+-- here the plan without a Gather wins
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+ WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01';
+SELECT jf_same($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
+                 WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01'$$);
+DROP TABLE jf_build_keys;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+DROP FUNCTION jf_estimate(text);
 
 DROP COLLATION jf_nocase;
 DROP FUNCTION jf_plan(text);
