@@ -445,6 +445,7 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	MemoryContextCallback *cb;
 
 	ss->aggpriv = (List *) list_nth(priv, OSSD_PRIV_AGG);
+	ss->index_blocks = ossd_plan_index_blocks(priv);
 	if (ss->aggpriv != NIL)
 	{
 		/* aggregation replaces the scan: open the relation ourselves */
@@ -1082,6 +1083,9 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 
 		if ((blk & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
+		/* a scan of the blocks an index names: the others hold no match */
+		if (ss->block_mask && !((ss->block_mask[blk / 8] >> (blk % 8)) & 1))
+			continue;
 		if (to_drive && (sp == NULL || sp->segno != segno))
 		{
 			uint64		pid,
@@ -1229,6 +1233,17 @@ ossd_scan_start(OssdScanState *ss)
 	ss->dirty = NULL;
 	if (ss->drive_ok && ss->nblocks > (BlockNumber) (NBuffers / 8))
 		ss->dirty = dirty_block_map(rel, ss->nblocks);
+	if (ss->block_mask)
+		pfree(ss->block_mask);
+	ss->block_mask = NULL;
+	if (ss->index_blocks != NIL)
+	{
+		uint64		named;
+
+		/* after the snapshot, as a Bitmap Index Scan would be run */
+		ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks, &named);
+		ss->blocks_named += named;
+	}
 
 	hi = ss->nblocks;
 	if (shared_chunks && !ossd_claim_chunk(ss, &lo, &hi))

@@ -120,6 +120,8 @@ typedef struct OssdScanState
 	BlockNumber nblocks;
 	bool		drive_ok;		/* the snapshot and relation allow the drive */
 	uint8	   *dirty;			/* dirty buffers by block, or NULL */
+	List	   *index_blocks;	/* the plan's index to take blocks from, or NIL */
+	uint8	   *block_mask;		/* the blocks it named, or NULL: all blocks */
 	BlockNumber *host_blocks;
 	int			nhost_blocks;
 	int			host_cap;
@@ -168,6 +170,7 @@ typedef struct OssdScanState
 	uint64		blocks_written_out; /* dirty all-visible blocks written out
 									 * for the drive */
 	uint64		blocks_back;	/* handed back by the drive */
+	uint64		blocks_named;	/* by the index (index_blocks), over loops */
 	uint64		rows_drive;
 	uint64		host_rows_back;
 	uint64		groups_drive;

@@ -44,6 +44,9 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (kernel && kernel[0])
 		ExplainPropertyText("Device Kernel", kernel, es);
+	if (ss->index_blocks != NIL)
+		ExplainPropertyText("Drive Blocks from Index",
+							get_rel_name((Oid) intVal(linitial(ss->index_blocks))), es);
 
 	initStringInfo(&buf);
 	/* an aggregating scan sends partial groups, not projected rows */
@@ -75,6 +78,8 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (es->analyze)
 	{
+		if (ss->index_blocks != NIL)
+			ExplainPropertyUInteger("Blocks Named by Index", NULL, ss->blocks_named, es);
 		ExplainPropertyUInteger("Blocks on Drive", NULL, ss->blocks_drive, es);
 		ExplainPropertyUInteger("Blocks on Host", NULL, ss->blocks_host, es);
 		ExplainPropertyUInteger("Blocks Handed Back", NULL, ss->blocks_back, es);

@@ -48,7 +48,9 @@ static Plan *ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								   List *clauses, List *custom_plans);
 static CustomPath *ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel,
 									   List *device_quals, int parallel_workers,
-									   double join_pass, int join_keys);
+									   double join_pass, int join_keys,
+									   List *index_blocks, double share,
+									   Cost index_cost);
 
 static CustomPathMethods ossd_path_methods = {
 	.CustomName = "OssdScan",
@@ -294,6 +296,13 @@ ossd_parallel_divisor(Path *path)
 Cost
 ossd_drive_cost(RelOptInfo *rel, Cost extra)
 {
+	return ossd_drive_cost_share(rel, 1.0, extra);
+}
+
+/* The same for a scan of share of the relation's blocks (ossd_indexblocks.c) */
+Cost
+ossd_drive_cost_share(RelOptInfo *rel, double share, Cost extra)
+{
 	double		f = Max(0.0, Min(1.0, rel->allvisfrac));
 	double		threads = ossd_device_workers > 0 ? ossd_device_workers : 2;
 	int			drives = ossd_tablespace_drives(rel->reltablespace);
@@ -302,8 +311,8 @@ ossd_drive_cost(RelOptInfo *rel, Cost extra)
 		drives = Min(drives, ossd_array_scan_drives);
 	threads *= drives;
 
-	return (f * (rel->pages * ossd_drive_page_cost +
-				 rel->tuples * ossd_drive_tuple_cost) + extra) / threads;
+	return (f * share * (rel->pages * ossd_drive_page_cost +
+						 rel->tuples * ossd_drive_tuple_cost) + extra) / threads;
 }
 
 /*
@@ -326,11 +335,15 @@ ossd_drive_cost(RelOptInfo *rel, Cost extra)
  * (ossd_joinpath.c) sends only join_pass of the rows its quals pass: the
  * drive tests join_keys filters (cpu_operator_cost each) on every row its
  * quals pass, and ships, and the host unpacks, only those that may join.
+ * A scan of the blocks an index names (ossd_indexblocks.c) reads share of
+ * the pages and their tuples, all the rows that match among them, after
+ * the index scan (index_cost, startup); the host reads its own pages of
+ * them at random.
  * docs/cost-model.md has the measurements behind the defaults.
  */
 static void
 ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
-		  double join_pass, int join_keys)
+		  double join_pass, int join_keys, double share, Cost index_cost)
 {
 	double		spc_seq_page_cost;
 	double		spc_random_page_cost;
@@ -359,15 +372,15 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
 		qcost.per_tuple += jcost.per_tuple;
 	}
 	/* the block split: per page a visibility map bit and a buffer probe */
-	startup += cpu_operator_cost * pages;
+	startup += cpu_operator_cost * pages * share + index_cost;
 	sel = clauselist_selectivity(root, extract_actual_clauses(device_quals, false),
 								 rel->relid, JOIN_INNER, NULL);
 	drive_rows = clamp_row_est(tuples * f * sel);
 	sent_rows = clamp_row_est(drive_rows * join_pass);
 
 	/* host: a sequential scan of the other pages, the rows from the drive */
-	host = (1.0 - f) * (spc_seq_page_cost * pages +
-						(cpu_tuple_cost + qcost.per_tuple) * tuples);
+	host = (1.0 - f) * share * ((share < 1.0 ? spc_random_page_cost : spc_seq_page_cost) * pages +
+								(cpu_tuple_cost + qcost.per_tuple) * tuples);
 	host += sent_rows * (ossd_transfer_tuple_cost +
 						 Max(0.0, qcost.per_tuple - dcost.per_tuple));
 	path->rows = path->param_info ? path->param_info->ppi_rows : rel->rows;
@@ -381,8 +394,8 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
 		path->rows = clamp_row_est(path->rows / divisor);
 	}
 	host += path->pathtarget->cost.per_tuple * path->rows;
-	drive = ossd_drive_cost(rel, sent_rows * ossd_transfer_tuple_cost +
-							(join_keys > 0 ? drive_rows * join_keys * cpu_operator_cost : 0.0));
+	drive = ossd_drive_cost_share(rel, share, sent_rows * ossd_transfer_tuple_cost +
+								  (join_keys > 0 ? drive_rows * join_keys * cpu_operator_cost : 0.0));
 
 	path->startup_cost = startup + qcost.startup + path->pathtarget->cost.startup;
 	path->total_cost = path->startup_cost + Max(host, drive);
@@ -394,6 +407,8 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 {
 	char	   *uri = NULL;
 	List	   *device_quals;
+	List	   *index_paths;
+	ListCell   *lc;
 	CustomPath *cp;
 
 	if (prev_set_rel_pathlist_hook)
@@ -409,8 +424,12 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!ossd_projection_fits(rel, device_quals))
 		return;
 
-	cp = ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0);
+	/* before any path is added: a forced one leaves none of the others */
+	index_paths = ossd_index_block_paths(root, rel, device_quals);
+	cp = ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0, NIL, 1.0, 0);
 	ossd_add_offload_path(root, rel, cp);
+	foreach(lc, index_paths)
+		add_path(rel, lfirst(lc));
 
 	/*
 	 * A partial path: under a Gather the participants share the blocks,
@@ -424,7 +443,7 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 		if (workers > 0)
 		{
-			cp = ossd_make_scan_path(root, rel, device_quals, workers, 1.0, 0);
+			cp = ossd_make_scan_path(root, rel, device_quals, workers, 1.0, 0, NIL, 1.0, 0);
 			if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
 				rel->partial_pathlist = NIL;
 			add_partial_path(rel, &cp->path);
@@ -454,7 +473,22 @@ ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel, int parallel_workers
 	if (!ossd_projection_fits(rel, device_quals))
 		return NULL;
 	return ossd_make_scan_path(root, rel, device_quals, parallel_workers,
-							   join_pass, join_keys);
+							   join_pass, join_keys, NIL, 1.0, 0);
+}
+
+/*
+ * The OssdScan path of the blocks an index scan names (ossd_indexblocks.c):
+ * index_quals in the index scan's form, about share of the relation's
+ * blocks, the index scan costing index_cost.
+ */
+CustomPath *
+ossd_make_index_block_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
+						   Oid indexoid, List *index_quals, double share,
+						   Cost index_cost)
+{
+	return ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0,
+							   list_make2(makeInteger((int) indexoid), index_quals),
+							   share, index_cost);
 }
 
 /*
@@ -463,7 +497,8 @@ ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel, int parallel_workers
  */
 static CustomPath *
 ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
-					int parallel_workers, double join_pass, int join_keys)
+					int parallel_workers, double join_pass, int join_keys,
+					List *index_blocks, double share, Cost index_cost)
 {
 	CustomPath *cp;
 
@@ -486,9 +521,11 @@ ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	cp->path.pathkeys = NIL;
 	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
 	cp->custom_paths = NIL;
-	cp->custom_private = list_make2(device_quals, makeInteger(parallel_workers > 0));
+	cp->custom_private = list_make3(device_quals, makeInteger(parallel_workers > 0),
+									index_blocks);
 	cp->methods = &ossd_path_methods;
-	ossd_cost(root, rel, device_quals, &cp->path, join_pass, join_keys);
+	ossd_cost(root, rel, device_quals, &cp->path, join_pass, join_keys, share,
+			  index_cost);
 	return cp;
 }
 
@@ -602,6 +639,10 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(prog.ninsns));
 	cscan->custom_private = lappend(cscan->custom_private, kconsts);
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(partial));
+	if (lthird(best_path->custom_private) != NIL)
+		cscan->custom_private = lappend(cscan->custom_private,
+										list_make2(makeString(OSSD_PRIV_INDEX_BLOCKS_TAG),
+												   lthird(best_path->custom_private)));
 	return &cscan->scan.plan;
 }
 

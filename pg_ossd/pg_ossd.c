@@ -33,6 +33,7 @@ int			ossd_parallel_chunk_blocks = 0;
 int			ossd_device_workers = 0;
 int			ossd_array_scan_drives = 0;
 bool		ossd_join_filter = true;
+bool		ossd_index_blocks = true;
 
 static const struct config_enum_entry kernel_mode_options[] = {
 	{"jit", OSSD_KMODE_JIT, false},
@@ -242,6 +243,15 @@ _PG_init(void)
 							 "Send the drive a filter of a hash join's build-side keys when an offloaded scan is its probe side.",
 							 "The drive then drops rows that cannot join before they cross the channel.",
 							 &ossd_join_filter,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("ossd.index_blocks",
+							 "Offer drive scans of the blocks an index names, in place of bitmap heap scans.",
+							 "The host builds the bitmap from the index; the drive scans only its blocks.",
+							 &ossd_index_blocks,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -21,6 +21,8 @@
  *					drive scan of its probe side
  *	ossd_joinpath.c	set_join_pathlist_hook: hash joins priced with the
  *					probe side's join filter
+ *	ossd_indexblocks.c	drive scans of the blocks an index names (the
+ *					offloaded bitmap heap scan)
  *	ossd_sqlapi.c	SQL-callable functions
  *
  *-------------------------------------------------------------------------
@@ -51,6 +53,7 @@ extern int	ossd_device_workers;
 extern int	ossd_array_scan_drives;
 extern int	ossd_parallel_chunk_blocks;
 extern bool ossd_join_filter;
+extern bool ossd_index_blocks;
 
 typedef enum OssdKernelMode
 {
@@ -133,6 +136,11 @@ extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,
 										   int join_keys);
 extern bool ossd_projection_fits(RelOptInfo *rel, List *dev);
 extern Cost ossd_drive_cost(RelOptInfo *rel, Cost extra);
+extern Cost ossd_drive_cost_share(RelOptInfo *rel, double share, Cost extra);
+extern CustomPath *ossd_make_index_block_path(PlannerInfo *root, RelOptInfo *rel,
+											  List *device_quals, Oid indexoid,
+											  List *index_quals, double share,
+											  Cost index_cost);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblEntry *rte, char **uri);
@@ -167,6 +175,10 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
  * Optional elements after those, found by their tag (a List of a String
  * tag and the payload), so that any number may be added in any order:
  */
+#define OSSD_PRIV_INDEX_BLOCKS_TAG "ossd_index_blocks"	/* ossd_indexblocks.c:
+															 * List of Integer
+															 * index oid, List
+															 * of index quals */
 #define OSSD_PRIV_JOIN_FILTER_TAG "ossd_join_filter"	/* ossd_joinfilter.c: List
 														 * of IntList (attnum,
 														 * key kind, hash clause,
@@ -178,6 +190,14 @@ extern void ossd_joinfilter_plan(struct PlannedStmt *stmt);
 extern void ossd_joinfilter_init(void);
 extern int	ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type);
 extern double ossd_joinfilter_false_pass(double tuples, double distinct);
+
+/* ossd_indexblocks.c */
+extern List *ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel,
+									List *device_quals);
+struct OssdScanState;
+extern uint8 *ossd_index_block_mask(struct OssdScanState *ss, List *spec,
+									BlockNumber nblocks, uint64 *nnamed);
+extern List *ossd_plan_index_blocks(List *custom_private);
 
 /* ossd_joinpath.c */
 extern void ossd_joinpath_init(void);

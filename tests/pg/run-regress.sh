@@ -134,7 +134,7 @@ run_suite "ossd_random_cases" "" ossd_random_cases
 # parameterised paths, inheritance and partitions, rescans from stored
 # rows, HAVING on the drive's merged groups, windows and CTEs, more types
 for t in ossd_dml ossd_prepared ossd_rescans ossd_inheritance ossd_rescans_stored ossd_having \
-         ossd_windows_ctes ossd_types_more ossd_agg_planning; do
+         ossd_windows_ctes ossd_types_more ossd_agg_planning ossd_index_blocks; do
   run_suite "$t" "" "$t"
 done
 

@@ -1,0 +1,231 @@
+/*-------------------------------------------------------------------------
+ *
+ * ossd_indexblocks.c
+ *		  Drive scans of the blocks an index names: the offloaded form of a
+ *		  bitmap heap scan.
+ *
+ * A selective range qual with an index (TPC-H Q14's month of l_shipdate)
+ * makes PostgreSQL read a tenth of lineitem's pages through a bitmap heap
+ * scan; a drive scan of the whole table, however fast, reads them all.
+ * Here the host builds the bitmap as a Bitmap Index Scan would -- the
+ * index is the host's -- and sends the drive only the blocks it names, in
+ * ranges, with the scan's quals as usual; the MVCC rule (ossd_exec.c)
+ * decides each named block as it does any other.  The bitmap is a superset
+ * of the blocks holding matching rows (lossy pages included, and the quals
+ * are evaluated on every row anyway), so no recheck is needed.
+ *
+ * Planning: for each unparameterized bitmap heap path of the relation
+ * whose bitmap is one index's (an IndexPath, not an AND or OR of several),
+ * on plain key columns, with quals "key op constant" (ScanKeys made once,
+ * no runtime keys), an OssdScan path priced for the blocks
+ * compute_bitmap_pages expects it to fetch, after the index scan
+ * (ossd_make_index_block_path).  Not partial: one process builds the
+ * bitmap and sends its blocks.
+ *
+ * Execution: ossd_index_block_mask runs the index scan into a TIDBitmap
+ * and returns the blocks as a bit map over the relation's blocks, which
+ * ossd_scan_blocks honours.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "commands/explain.h"
+#include "executor/nodeIndexscan.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/tidbitmap.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "ossd_exec.h"
+#include "pg_ossd.h"
+
+static Node *
+strip_relabel(Node *n)
+{
+	while (n && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	return n;
+}
+
+static bool
+is_key_var(Node *n, Index relid, AttrNumber attno)
+{
+	Var		   *v = (Var *) strip_relabel(n);
+
+	return v != NULL && IsA(v, Var) && v->varno == (int) relid &&
+		v->varattno == attno && v->varlevelsup == 0;
+}
+
+/*
+ * The index path's quals as the executor's index scan wants them (the key
+ * on the left, as column i of INDEX_VAR), or NIL when one of them is not
+ * "plain key column op constant".
+ */
+static List *
+index_block_quals(IndexPath *ipath, Index relid)
+{
+	IndexOptInfo *index = ipath->indexinfo;
+	List	   *quals = NIL;
+	ListCell   *lc;
+
+	if (ipath->indexclauses == NIL)
+		return NIL;
+	foreach(lc, ipath->indexclauses)
+	{
+		IndexClause *ic = lfirst(lc);
+		AttrNumber	attno;
+		ListCell   *qc;
+
+		if (ic->indexcol >= index->nkeycolumns)
+			return NIL;
+		attno = index->indexkeys[ic->indexcol];
+		if (attno <= 0)
+			return NIL;			/* an expression or system column */
+		foreach(qc, ic->indexquals)
+		{
+			RestrictInfo *ri = lfirst(qc);
+			OpExpr	   *op;
+			Node	   *key;
+			Var		   *v;
+
+			if (!IsA(ri->clause, OpExpr) || list_length(((OpExpr *) ri->clause)->args) != 2)
+				return NIL;
+			op = copyObject((OpExpr *) ri->clause);
+			if (!is_key_var(linitial(op->args), relid, attno))
+			{
+				if (!is_key_var(lsecond(op->args), relid, attno))
+					return NIL;
+				CommuteOpExpr(op);
+			}
+			if (!IsA(lsecond(op->args), Const))
+				return NIL;
+			key = linitial(op->args);
+			v = (Var *) strip_relabel(key);
+			v->varno = INDEX_VAR;
+			v->varnosyn = 0;
+			v->varattno = ic->indexcol + 1;
+			v->varattnosyn = 0;
+			set_opfuncid(op);
+			quals = lappend(quals, op);
+		}
+	}
+	return quals;
+}
+
+/*
+ * OssdScan paths over the blocks of rel's bitmap heap paths (see the file
+ * header), for the caller to add.
+ */
+List *
+ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel, List *device_quals)
+{
+	List	   *made = NIL;
+	ListCell   *lc;
+
+	if (!ossd_index_blocks)
+		return NIL;
+	foreach(lc, rel->pathlist)
+	{
+		BitmapHeapPath *bhp = lfirst(lc);
+		IndexPath  *ipath;
+		List	   *quals;
+		Cost		index_cost;
+		double		tuples;
+		double		pages;
+
+		if (!IsA(bhp, BitmapHeapPath) || bhp->path.param_info != NULL ||
+			!IsA(bhp->bitmapqual, IndexPath))
+			continue;
+		ipath = (IndexPath *) bhp->bitmapqual;
+		if (!ipath->indexinfo->amhasgetbitmap)
+			continue;
+		quals = index_block_quals(ipath, rel->relid);
+		if (quals == NIL)
+			continue;
+		pages = compute_bitmap_pages(root, rel, bhp->bitmapqual, 1, &index_cost, &tuples);
+		made = lappend(made,
+					   ossd_make_index_block_path(root, rel, device_quals,
+												  ipath->indexinfo->indexoid, quals,
+												  Min(1.0, pages / Max(1.0, rel->pages)),
+												  index_cost));
+	}
+	return made;
+}
+
+/* The plan's index blocks element (an OssdScan's custom_private), or NIL. */
+List *
+ossd_plan_index_blocks(List *custom_private)
+{
+	ListCell   *lc;
+
+	foreach(lc, custom_private)
+	{
+		Node	   *n = lfirst(lc);
+
+		if (n && IsA(n, List) && list_length((List *) n) == 2 &&
+			linitial((List *) n) && IsA(linitial((List *) n), String) &&
+			strcmp(strVal(linitial((List *) n)), OSSD_PRIV_INDEX_BLOCKS_TAG) == 0)
+			return (List *) lsecond((List *) n);
+	}
+	return NIL;
+}
+
+/*
+ * The blocks below nblocks that the index scan of plan's index blocks
+ * element names, as a bit map; sets *nnamed to their count.
+ */
+uint8 *
+ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks,
+					  uint64 *nnamed)
+{
+	EState	   *estate = ss->css.ss.ps.state;
+	Oid			indexoid = (Oid) intVal(linitial(spec));
+	List	   *quals = lsecond(spec);
+	Relation	irel;
+	ScanKey		keys;
+	int			nkeys;
+	IndexRuntimeKeyInfo *runtime_keys = NULL;	/* in: none yet (its contract) */
+	int			nruntime = 0;
+	IndexScanDesc scan;
+	TIDBitmap  *tbm;
+	TBMIterator *it;
+	TBMIterateResult *res;
+	uint8	   *mask = palloc0(nblocks / 8 + 1);
+
+	*nnamed = 0;
+	irel = index_open(indexoid, AccessShareLock);
+	ExecIndexBuildScanKeys(&ss->css.ss.ps, irel, quals, false,
+						   &keys, &nkeys, &runtime_keys, &nruntime, NULL, NULL);
+	if (nruntime != 0)
+		elog(ERROR, "pg_ossd: index quals of \"%s\" need run-time keys",
+			 RelationGetRelationName(irel));
+	tbm = tbm_create(work_mem * 1024L, NULL);
+	scan = index_beginscan_bitmap(irel, estate->es_snapshot, nkeys);
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	(void) index_getbitmap(scan, tbm);
+	index_endscan(scan);
+	index_close(irel, NoLock);	/* the lock is kept to the end of the transaction */
+
+	it = tbm_begin_iterate(tbm);
+	while ((res = tbm_iterate(it)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (res->blockno < nblocks)
+		{
+			mask[res->blockno / 8] |= (uint8) (1 << (res->blockno % 8));
+			(*nnamed)++;
+		}
+	}
+	tbm_end_iterate(it);
+	tbm_free(tbm);
+	return mask;
+}

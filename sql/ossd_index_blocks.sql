@@ -1,0 +1,117 @@
+--
+-- ossd_index_blocks: drive scans of the blocks an index names, the
+-- offloaded form of a bitmap heap scan (pg_ossd/ossd_indexblocks.c).  The
+-- host runs the index scan into a bitmap; the drive scans only the blocks
+-- it names, under the MVCC rule as any block, with every qual of the scan.
+-- Checked here: the path is chosen for a selective range on an indexed
+-- column and not otherwise; quals in either order; blocks that are not
+-- all-visible go to the host; a lossy bitmap; a qual with a run-time value
+-- (no such path); rescans; ossd.index_blocks off.  Every answer is
+-- compared with ossd.enabled = off (offload_check: regress-helpers.sql).
+--
+SET extra_float_digits = 0;
+SET default_tablespace = ossd;
+SET max_parallel_workers_per_gather = 0;
+
+-- The plan lines that matter under EXPLAIN ANALYZE
+CREATE FUNCTION ib_counters(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  ln text;
+BEGIN
+  FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF ln ~ 'OssdScan|Index|Blocks (on|Named)|Bitmap' THEN
+      RETURN NEXT regexp_replace(regexp_replace(ln, '^ +', ''), ' \(actual rows=[0-9]+ loops=([0-9]+)\)', ' (loops=\1)');
+    END IF;
+  END LOOP;
+END $$;
+
+-- 600 days of rows in random order of d: a month's rows lie on a fraction
+-- of the pages, as TPC-H's l_shipdate does in lineitem
+CREATE TABLE ib_li (id int8, d date, q int4, price numeric(12,2), pad text);
+INSERT INTO ib_li
+  SELECT i, date '2020-01-01' + ((i * 7919) % 600)::int, (i % 50) + 1,
+         ((i * 13) % 10000) / 100.0, repeat('x', 60)
+    FROM generate_series(1::int8, 60000) i
+   ORDER BY (i * 104729) % 60000;
+CREATE INDEX ib_li_d ON ib_li (d);
+VACUUM (FREEZE, ANALYZE) ib_li;
+CHECKPOINT;
+SELECT relpages > 500 AS big_enough FROM pg_class WHERE relname = 'ib_li';
+
+-- ===================================================================
+-- A selective range on the indexed column: the drive scans the blocks
+-- the index names
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04';
+SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04';
+SELECT * FROM offload_check($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
+-- all named blocks are all-visible and clean: every one on the drive, and
+-- fewer than the table's
+SELECT * FROM ib_counters($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
+SELECT (regexp_match(string_agg(l, ' '), 'Named by Index: ([0-9]+)'))[1]::int <
+       (SELECT relpages FROM pg_class WHERE relname = 'ib_li') AS fewer_blocks
+  FROM ib_counters($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$) l;
+
+-- the constant on the left; a cross-type bound (date < timestamp); a qual
+-- the index does not cover goes to the drive with the others
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ib_li WHERE date '2020-03-01' <= d AND d < date '2020-03-01' + interval '2 days' AND q < 10;
+SELECT * FROM offload_check($$SELECT id, d, q FROM ib_li WHERE date '2020-03-01' <= d AND d < date '2020-03-01' + interval '2 days' AND q < 10$$);
+
+-- the rows themselves, not just an aggregate
+SELECT * FROM offload_check($$SELECT id, d, price FROM ib_li WHERE d BETWEEN date '2020-05-10' AND date '2020-05-11'$$);
+
+-- ===================================================================
+-- Blocks that are not all-visible: the named ones go to the host
+-- ===================================================================
+UPDATE ib_li SET price = price + 1 WHERE id % 997 = 0;
+DELETE FROM ib_li WHERE id % 991 = 0;
+INSERT INTO ib_li VALUES (1000001, date '2020-03-02', 1, 1.00, 'new'), (1000002, date '2020-03-02', 2, 2.00, 'new');
+SELECT * FROM offload_check($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
+SELECT * FROM offload_check($$SELECT id, price FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
+-- some blocks on the host now, none outside the index's
+SELECT l FROM ib_counters($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$) l
+ WHERE l ~ 'Blocks on Host: [1-9]' OR l ~ 'Drive Blocks from Index';
+VACUUM (FREEZE, ANALYZE) ib_li;
+CHECKPOINT;
+
+-- ===================================================================
+-- A bitmap too big for work_mem turns lossy: its pages are still named
+-- whole, and the quals decide the rows
+-- ===================================================================
+SET work_mem = '64kB';
+SELECT * FROM offload_check($$SELECT count(*), sum(q) FROM ib_li WHERE d >= date '2020-02-01' AND d < date '2020-04-01'$$);
+RESET work_mem;
+
+-- ===================================================================
+-- Where it is not offered
+-- ===================================================================
+-- a bound known only at run time (an InitPlan's value): no ScanKeys
+-- made once, no such path
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ib_li WHERE d >= (SELECT date '2020-03-01') AND d < date '2020-03-04';
+SELECT * FROM offload_check($$SELECT count(*) FROM ib_li WHERE d >= (SELECT date '2020-03-01') AND d < date '2020-03-04'$$);
+-- most of the table: the whole table's drive scan
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM ib_li WHERE d >= date '2020-02-01';
+-- ossd.index_blocks off
+SET ossd.index_blocks = off;
+EXPLAIN (COSTS OFF)
+SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04';
+RESET ossd.index_blocks;
+
+-- ===================================================================
+-- Rescans: a correlated subquery's scan runs once per outer row, the
+-- index scan into a new bitmap each time
+-- ===================================================================
+EXPLAIN (COSTS OFF)
+SELECT v.x, (SELECT count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04' AND q = v.x)
+  FROM (VALUES (1), (2), (3)) v(x);
+SELECT * FROM offload_check($$SELECT v.x, (SELECT count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04' AND q = v.x)
+  FROM (VALUES (1), (2), (3)) v(x)$$);
+SELECT * FROM ib_counters($$SELECT v.x, (SELECT count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04' AND q = v.x)
+  FROM (VALUES (1), (2), (3)) v(x)$$);
+
+DROP TABLE ib_li;
+DROP FUNCTION ib_counters(text);
