@@ -48,18 +48,10 @@
 #include "ossd_exec.h"
 #include "pg_ossd.h"
 
-static Node *
-strip_relabel(Node *n)
-{
-	while (n && IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	return n;
-}
-
 static bool
 is_key_var(Node *n, Index relid, AttrNumber attno)
 {
-	Var		   *v = (Var *) strip_relabel(n);
+	Var		   *v = (Var *) ossd_strip_relabel(n);
 
 	return v != NULL && IsA(v, Var) && v->varno == (int) relid &&
 		v->varattno == attno && v->varlevelsup == 0;
@@ -109,7 +101,7 @@ index_block_quals(IndexPath *ipath, Index relid)
 			if (!IsA(lsecond(op->args), Const))
 				return NIL;
 			key = linitial(op->args);
-			v = (Var *) strip_relabel(key);
+			v = (Var *) ossd_strip_relabel(key);
 			v->varno = INDEX_VAR;
 			v->varnosyn = 0;
 			v->varattno = ic->indexcol + 1;

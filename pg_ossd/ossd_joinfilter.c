@@ -188,14 +188,6 @@ ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type)
 	}
 }
 
-static Node *
-strip_relabel(Node *n)
-{
-	while (n && IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	return n;
-}
-
 /* The join filter keys of a hash join over an OssdScan, or NIL. */
 static List *
 hashjoin_keys(HashJoin *hj, CustomScan *cs)
@@ -214,13 +206,13 @@ hashjoin_keys(HashJoin *hj, CustomScan *cs)
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
-		ov = (Var *) strip_relabel(linitial(op->args));
+		ov = (Var *) ossd_strip_relabel(linitial(op->args));
 		inner = lsecond(op->args);
 		if (ov == NULL || !IsA(ov, Var) || ov->varno != OUTER_VAR ||
 			ov->varattno < 1 || ov->varattno > list_length(cs->scan.plan.targetlist))
 			continue;
 		tle = list_nth(cs->scan.plan.targetlist, ov->varattno - 1);
-		col = (Var *) strip_relabel((Node *) tle->expr);
+		col = (Var *) ossd_strip_relabel((Node *) tle->expr);
 		if (col == NULL || !IsA(col, Var) || col->varno != cs->scan.scanrelid ||
 			col->varattno < 1 || col->varlevelsup != 0)
 			continue;

@@ -94,14 +94,6 @@ join_hash_clauses(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerre
 	return hashclauses;
 }
 
-static Node *
-strip_relabel(Node *n)
-{
-	while (n && IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	return n;
-}
-
 /*
  * The share of the outer relation's rows that the filter made of rinfo's
  * keys passes, or 1 when the clause gives no filter (the same tests as
@@ -126,7 +118,7 @@ key_clause_pass(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return 1.0;
 	outer_arg = rinfo->outer_is_left ? linitial(op->args) : lsecond(op->args);
 	inner_arg = rinfo->outer_is_left ? lsecond(op->args) : linitial(op->args);
-	col = (Var *) strip_relabel(outer_arg);
+	col = (Var *) ossd_strip_relabel(outer_arg);
 	if (col == NULL || !IsA(col, Var) || col->varno != (int) outerrel->relid ||
 		col->varattno < 1 || col->varlevelsup != 0)
 		return 1.0;

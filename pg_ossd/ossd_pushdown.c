@@ -293,3 +293,12 @@ ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts)
 		*consts = cres;
 	return TextDatumGetCString(c->constvalue);
 }
+
+/* An expression without the binary-compatible relabels around it. */
+Node *
+ossd_strip_relabel(Node *n)
+{
+	while (n && IsA(n, RelabelType))
+		n = (Node *) ((RelabelType *) n)->arg;
+	return n;
+}

@@ -180,14 +180,6 @@ bind_var(QGen *g, Var *v)
 	return g->nbind++;
 }
 
-static Expr *
-strip_relabel(Expr *e)
-{
-	while (e && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	return e;
-}
-
 /*
  * An operand: a Var of the scanned relation or a Const.
  */
@@ -202,7 +194,7 @@ typedef struct Operand
 static bool
 get_operand(QGen *g, Expr *e, Operand *op)
 {
-	Expr	   *s = strip_relabel(e);
+	Expr	   *s = (Expr *) ossd_strip_relabel((Node *) e);
 
 	op->type = exprType((Node *) e);
 	if (IsA(s, Var))
@@ -574,7 +566,7 @@ gen_andor(QGen *g, List *args, bool is_and, int Lt, int Lf, int Ln)
 static bool
 gen_bool(QGen *g, Expr *e, int Lt, int Lf, int Ln)
 {
-	e = strip_relabel(e);
+	e = (Expr *) ossd_strip_relabel((Node *) e);
 	if (e == NULL)
 		return false;
 	switch (nodeTag(e))
@@ -599,7 +591,7 @@ gen_bool(QGen *g, Expr *e, int Lt, int Lf, int Ln)
 		case T_ScalarArrayOpExpr:
 			{
 				ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) e;
-				Expr	   *arr = strip_relabel(lsecond(sa->args));
+				Expr	   *arr = (Expr *) ossd_strip_relabel((Node *) lsecond(sa->args));
 				Const	   *c;
 				ArrayType  *at;
 				Datum	   *elems;
@@ -647,7 +639,7 @@ gen_bool(QGen *g, Expr *e, int Lt, int Lf, int Ln)
 		case T_NullTest:
 			{
 				NullTest   *nt = (NullTest *) e;
-				Expr	   *arg = strip_relabel(nt->arg);
+				Expr	   *arg = (Expr *) ossd_strip_relabel((Node *) nt->arg);
 				int			col;
 
 				if (nt->argisrow || !IsA(arg, Var) ||
@@ -887,7 +879,7 @@ numloc_ptr(QGen *g, NumLoc *l, int reg)
 static bool
 map_null_checks(QGen *g, Expr *e, int Lnull)
 {
-	e = strip_relabel(e);
+	e = (Expr *) ossd_strip_relabel((Node *) e);
 	if (IsA(e, Var))
 	{
 		int			col = bind_var(g, (Var *) e);
@@ -919,7 +911,7 @@ map_null_checks(QGen *g, Expr *e, int Lnull)
 static bool
 gen_num(QGen *g, Expr *e, NumLoc *out)
 {
-	e = strip_relabel(e);
+	e = (Expr *) ossd_strip_relabel((Node *) e);
 	if (exprType((Node *) e) != NUMERICOID)
 		return false;
 	if (IsA(e, Var))
@@ -995,7 +987,7 @@ ossd_compile_map(List *exprs, Index relid, List *prebind, OssdProgram *out,
 	emit(&g, (struct ossd_insn) OSSD_MOV64_REG(OSSD_R6, OSSD_R1));
 	foreach(lc, exprs)
 	{
-		Expr	   *e = strip_relabel(lfirst(lc));
+		Expr	   *e = (Expr *) ossd_strip_relabel((Node *) lfirst(lc));
 		Oid			t = exprType((Node *) e);
 		int			Lnull = label_new(&g);
 		int			Lnext = label_new(&g);

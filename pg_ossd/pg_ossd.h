@@ -109,6 +109,7 @@ extern OssdOpClass ossd_classify_operator(Oid opno, Oid inputcollid,
 										  Oid ltype, Oid rtype, int *strategy);
 extern bool ossd_type_supported(Oid typid);
 extern bool ossd_qual_pushable(Expr *expr, Index relid);
+extern Node *ossd_strip_relabel(Node *n);
 extern char *ossd_kernel_call(Expr *expr, Index relid, List **attnos, List **consts);
 
 /* ossd_sqlapi.c */
