@@ -112,10 +112,11 @@ RESET ossd.force_offload;
 -- error's cleanup crashed the backend (the connection it forgot was still
 -- in use by the open cursors' streams).  Big enough that a cursor's
 -- stream still holds its slot after the first rows on an array of three
--- drives too (each drive's stream fills a queue of its own).
+-- drives too (each drive's stream fills a queue of its own; 60,000 rows
+-- were once too few there).
 -- ===================================================================
 CREATE TABLE prc_slots (a int, b text);
-INSERT INTO prc_slots SELECT g, repeat('x', 300) FROM generate_series(1, 60000) g;
+INSERT INTO prc_slots SELECT g, repeat('x', 300) FROM generate_series(1, 150000) g;
 VACUUM (FREEZE) prc_slots;
 -- EXPLAIN ANALYZE's line that says where the scan ran
 CREATE FUNCTION prc_slot_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
