@@ -157,18 +157,7 @@ ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel, List *device_quals)
 List *
 ossd_plan_index_blocks(List *custom_private)
 {
-	ListCell   *lc;
-
-	foreach(lc, custom_private)
-	{
-		Node	   *n = lfirst(lc);
-
-		if (n && IsA(n, List) && list_length((List *) n) == 2 &&
-			linitial((List *) n) && IsA(linitial((List *) n), String) &&
-			strcmp(strVal(linitial((List *) n)), OSSD_PRIV_INDEX_BLOCKS_TAG) == 0)
-			return (List *) lsecond((List *) n);
-	}
-	return NIL;
+	return ossd_private_element(custom_private, OSSD_PRIV_INDEX_BLOCKS_TAG);
 }
 
 /*

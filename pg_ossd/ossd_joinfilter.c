@@ -113,18 +113,7 @@ static ExecutorStart_hook_type prev_executor_start = NULL;
 static List *
 plan_keys(CustomScan *cs)
 {
-	ListCell   *lc;
-
-	foreach(lc, cs->custom_private)
-	{
-		Node	   *n = lfirst(lc);
-
-		if (n && IsA(n, List) && list_length((List *) n) == 2 &&
-			linitial((List *) n) && IsA(linitial((List *) n), String) &&
-			strcmp(strVal(linitial((List *) n)), OSSD_PRIV_JOIN_FILTER_TAG) == 0)
-			return (List *) lsecond((List *) n);
-	}
-	return NIL;
+	return ossd_private_element(cs->custom_private, OSSD_PRIV_JOIN_FILTER_TAG);
 }
 
 /* ---------------------------------------------------------------------

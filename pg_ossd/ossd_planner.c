@@ -561,6 +561,27 @@ ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cp)
 	add_path(rel, &cp->path);
 }
 
+/*
+ * The payload of an optional element of an OssdScan's custom_private (a
+ * List of a String tag and the payload, pg_ossd.h), or NIL.
+ */
+List *
+ossd_private_element(List *custom_private, const char *tag)
+{
+	ListCell   *lc;
+
+	foreach(lc, custom_private)
+	{
+		Node	   *n = lfirst(lc);
+
+		if (n && IsA(n, List) && list_length((List *) n) == 2 &&
+			linitial((List *) n) && IsA(linitial((List *) n), String) &&
+			strcmp(strVal(linitial((List *) n)), tag) == 0)
+			return (List *) lsecond((List *) n);
+	}
+	return NIL;
+}
+
 static List *
 attnos_of(List *exprs, Index relid)
 {

@@ -132,6 +132,7 @@ extern void ossd_planner_init(void);
 extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
 								  CustomPath *cp);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
+extern List *ossd_private_element(List *custom_private, const char *tag);
 extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,
 										   int parallel_workers, double join_pass,
 										   int join_keys);
