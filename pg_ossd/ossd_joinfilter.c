@@ -136,12 +136,10 @@ equality_collation_ok(Oid collid)
 
 /*
  * The key kind of a hash clause's operator for these argument types, or -1
- * when the two sides cannot be normalised alike.  Also what the join
- * paths (ossd_joinpath.c) price a filter by: a plan gets a filter for
- * each clause the paths counted.
+ * when the two sides cannot be normalised alike.
  */
-int
-ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type)
+static int
+clause_key_kind(OpExpr *op, Oid outer_type, Oid inner_type)
 {
 	switch (get_opcode(op->opno))
 	{
@@ -177,6 +175,26 @@ ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type)
 	}
 }
 
+/*
+ * The key kind of the hash clause op, "col = inner", for a join filter, or
+ * -1: col a plain column (whose relation the caller checks), an operator
+ * both sides normalise alike, and an inner expression that gives the same
+ * value again when the keys are computed from the table's tuples (hash
+ * clauses are never volatile; be sure) and has no SubPlan of its own (its
+ * state would belong to the Hash node).  The plan's post-pass and the join
+ * paths (ossd_joinpath.c) both ask it: a plan gets a filter for each
+ * clause its path was priced for.
+ */
+int
+ossd_joinfilter_clause_kind(OpExpr *op, Var *col, Node *inner)
+{
+	if (col == NULL || !IsA(col, Var) || col->varattno < 1 || col->varlevelsup != 0)
+		return -1;
+	if (contain_volatile_functions(inner) || contain_subplans(inner))
+		return -1;
+	return clause_key_kind(op, col->vartype, exprType(inner));
+}
+
 /* The join filter keys of a hash join over an OssdScan, or NIL. */
 static List *
 hashjoin_keys(HashJoin *hj, CustomScan *cs)
@@ -202,20 +220,10 @@ hashjoin_keys(HashJoin *hj, CustomScan *cs)
 			continue;
 		tle = list_nth(cs->scan.plan.targetlist, ov->varattno - 1);
 		col = (Var *) ossd_strip_relabel((Node *) tle->expr);
-		if (col == NULL || !IsA(col, Var) || col->varno != cs->scan.scanrelid ||
-			col->varattno < 1 || col->varlevelsup != 0)
+		if (col == NULL || !IsA(col, Var) || col->varno != cs->scan.scanrelid)
 			continue;
-		kind = ossd_joinfilter_key_kind(op, col->vartype, exprType(inner));
+		kind = ossd_joinfilter_clause_kind(op, col, inner);
 		if (kind < 0)
-			continue;
-
-		/*
-		 * The keys are computed again from the table's tuples: only an
-		 * expression that gives the same value again (hash clauses are never
-		 * volatile; be sure) and has no SubPlan of its own (its state would
-		 * belong to the Hash node).
-		 */
-		if (contain_volatile_functions(inner) || contain_subplans(inner))
 			continue;
 		keys = lappend(keys, list_make4_int(col->varattno, kind,
 											foreach_current_index(lc),

@@ -120,11 +120,7 @@ key_clause_pass(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	inner_arg = rinfo->outer_is_left ? lsecond(op->args) : linitial(op->args);
 	col = (Var *) ossd_strip_relabel(outer_arg);
 	if (col == NULL || !IsA(col, Var) || col->varno != (int) outerrel->relid ||
-		col->varattno < 1 || col->varlevelsup != 0)
-		return 1.0;
-	if (ossd_joinfilter_key_kind(op, col->vartype, exprType(inner_arg)) < 0)
-		return 1.0;
-	if (contain_volatile_functions(inner_arg) || contain_subplans(inner_arg))
+		ossd_joinfilter_clause_kind(op, col, inner_arg) < 0)
 		return 1.0;
 
 	/*

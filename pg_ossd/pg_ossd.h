@@ -190,7 +190,7 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 struct PlannedStmt;
 extern void ossd_joinfilter_plan(struct PlannedStmt *stmt);
 extern void ossd_joinfilter_init(void);
-extern int	ossd_joinfilter_key_kind(OpExpr *op, Oid outer_type, Oid inner_type);
+extern int	ossd_joinfilter_clause_kind(OpExpr *op, Var *col, Node *inner);
 extern double ossd_joinfilter_false_pass(double tuples, double distinct);
 
 /* ossd_indexblocks.c */
