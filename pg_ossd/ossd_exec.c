@@ -1233,16 +1233,22 @@ ossd_scan_start(OssdScanState *ss)
 	ss->dirty = NULL;
 	if (ss->drive_ok && ss->nblocks > (BlockNumber) (NBuffers / 8))
 		ss->dirty = dirty_block_map(rel, ss->nblocks);
-	if (ss->block_mask)
-		pfree(ss->block_mask);
-	ss->block_mask = NULL;
+	/*
+	 * The blocks an index names: its bounds are constants and the snapshot
+	 * is the query's, so a rescan over as many blocks names the same ones
+	 * (run after the snapshot, as a Bitmap Index Scan would be).
+	 */
 	if (ss->index_blocks != NIL)
 	{
-		uint64		named;
-
-		/* after the snapshot, as a Bitmap Index Scan would be run */
-		ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks, &named);
-		ss->blocks_named += named;
+		if (ss->block_mask == NULL || ss->mask_nblocks != ss->nblocks)
+		{
+			if (ss->block_mask)
+				pfree(ss->block_mask);
+			ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks,
+												   &ss->mask_named);
+			ss->mask_nblocks = ss->nblocks;
+		}
+		ss->blocks_named += ss->mask_named;
 	}
 
 	hi = ss->nblocks;
