@@ -521,6 +521,14 @@ struct pin_req
   struct ftl_pin *pin;
   const uint8_t *src[PIN_MAX_SECTORS];
   uint64_t page[PIN_MAX_SECTORS];
+  /* pages whose data CRC is checked after the lock is dropped; at most
+   * max_check, so that their blocks fit the pin beside the units' */
+  struct ftl_page_check check[FTL_PIN_MAX];
+  uint32_t ncheck, max_check;
+  uint32_t unit_pins;         /* pin entries of the in-place units */
+  /* the view of the last deferred page, for its other sectors */
+  uint64_t last_deferred;
+  const struct ftl_page_view *last_view;
 };
 
 /* After the sectors of an in-place read were checked: a unit whose sectors
@@ -553,6 +561,21 @@ pin_finish (struct ftl *f, struct pin_req *pr, uint8_t *dst, uint64_t first, uin
           memcpy (dst + (s0 + i) * FTL_SECTOR, pr->src[s0 + i], FTL_SECTOR);
       pr->ptrs[k] = dst + k * pr->unit;
       f->copied_units++;
+    }
+  /* the pages still to be checked stay as they are until then: a page
+   * whose units were copied pins its block (after the units' pins, which
+   * the check releases; most pages are held by their in-place units) */
+  pr->unit_pins = pr->pin->n;
+  for (uint32_t i = 0; i < pr->ncheck; i++)
+    {
+      uint32_t b = (uint32_t) (pr->check[i].page / f->nand.geo.pages_per_block);
+      bool held = false;
+      for (uint32_t j = 0; j < pr->pin->n && !held; j++)
+        held = pr->pin->block[j] == b;
+      if (held)
+        continue;
+      f->pins[b]++;
+      pr->pin->block[pr->pin->n++] = b;
     }
 }
 
@@ -646,7 +669,24 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
            * (ftl_integrity.c): a corrupt page is an error, never data */
           const struct ftl_page_view *v;
           uint32_t slot = p % g->spp;
-          r = ftl_page_view (f, page, &v);
+          bool deferred = false;
+          if (pr && pr->last_deferred == page)
+            {
+              v = pr->last_view;
+              r = 0;
+            }
+          else if (pr && pr->ncheck < pr->max_check)
+            {
+              r = ftl_page_view_deferred (f, page, &v, &pr->check[pr->ncheck], &deferred);
+              pr->last_deferred = deferred ? page : UINT64_MAX;
+              pr->last_view = v;
+            }
+          else
+            {
+              r = ftl_page_view (f, page, &v);
+              if (pr)
+                pr->last_deferred = UINT64_MAX;
+            }
           if (r < 0)
             {
               ftl_fail (err, r, "NAND read of page %llu failed: %s",
@@ -657,6 +697,12 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
             {
               r = ftl_sector_fail (f, v, page, slot, pid, oid, l, err);
               return READ_RET (r, op_end (f, NULL));
+            }
+          if (deferred)
+            {
+              pr->check[pr->ncheck].slot = slot;
+              pr->check[pr->ncheck].lpn = l;
+              pr->ncheck++;
             }
           if (pr && v->data != v->buf)
             {
@@ -707,10 +753,33 @@ ftl_read_pinned (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, size_t unit
     return ftl_fail (err, -EINVAL, "in-place read of %u units of %zu bytes at %llu: "
                      "not sector-aligned or too long", count, unit,
                      (unsigned long long) off);
-  struct pin_req pr = { .unit = unit, .ptrs = ptrs, .pin = pin };
+  struct pin_req pr = { .unit = unit, .ptrs = ptrs, .pin = pin,
+                        .max_check = FTL_PIN_MAX - count,
+                        .last_deferred = UINT64_MAX };
   size_t got = 0;
-  return read_impl (f, pid, oid, off, scratch, unit * count, &got, RD_NORMAL, NULL, &pr,
-                    err);
+  int r = read_impl (f, pid, oid, off, scratch, unit * count, &got, RD_NORMAL, NULL, &pr,
+                     err);
+  if (r < 0)
+    return r;
+  /* the data CRCs, outside the lock: nothing is handed out unchecked */
+  for (uint32_t i = 0; i < pr.ncheck; i++)
+    if (!ftl_page_check_data (f, &pr.check[i]))
+      {
+        const struct ftl_page_check *c = &pr.check[i];
+        struct ftl_page_view bad = { .oob_ok = true, .crc_ok = false };
+        r = ftl_sector_fail (f, &bad, c->page, c->slot, pid, oid, c->lpn, err);
+        ftl_unpin (f, pin);
+        return r;
+      }
+  if (pin->n > pr.unit_pins)
+    {
+      /* the copied pages' pins: their data is in scratch now */
+      struct ftl_pin copied = { .n = pin->n - pr.unit_pins };
+      memcpy (copied.block, pin->block + pr.unit_pins, copied.n * sizeof copied.block[0]);
+      pin->n = pr.unit_pins;
+      ftl_unpin (f, &copied);
+    }
+  return 0;
 }
 
 void

@@ -9,7 +9,10 @@
  * pages found good are remembered with their OOB: a programmed page cannot
  * change until its block is erased (ftl_page_forget_block), so reading a
  * page sector by sector, or block by block from several scan workers,
- * costs one CRC.
+ * costs one CRC.  An in-place read (ftl_read_pinned) checks the data CRC of
+ * the pages it hands out after it dropped the FTL lock, their blocks
+ * pinned, so that scan workers check their pages at once rather than in
+ * turn; nothing of such a read is handed out before the check.
  *
  * GC never re-stamps the data of a corrupt page with a fresh CRC: it copies
  * the page's valid sectors as SECT_CORRUPT (ftl_gc.c), and reading such a
@@ -51,22 +54,30 @@ ftl_page_forget_block (struct ftl *f, uint32_t block)
       f->pv[i].page = UINT64_MAX;
 }
 
-int
-ftl_page_view (struct ftl *f, uint64_t page, const struct ftl_page_view **out)
+/* Load page's OOB and data into the spare slot and check them, the data
+ * CRC too unless defer allows leaving it to ftl_page_check_data (only for
+ * data in the mapped image, which the caller keeps pinned); a good, fully
+ * checked page then trades places (buffer included) with the round robin's
+ * victim. */
+static int
+page_view_load (struct ftl *f, uint64_t page, bool defer,
+                const struct ftl_page_view **out, struct ftl_page_check *check,
+                bool *deferred)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct nand_backend *be = f->nand.be;
   uint8_t oob[1024];
   int r;
 
+  if (deferred)
+    *deferred = false;
   for (uint32_t i = 0; i < FTL_PV_CACHE; i++)
     if (f->pv[i].page == page)
       {
         *out = &f->pv[i];
         return 0;
       }
-  /* load into the spare slot, which is never looked up; a good page then
-   * trades places (buffer included) with the round robin's victim */
+  /* the spare slot is never looked up */
   struct ftl_page_view *v = &f->pv[FTL_PV_CACHE];
   v->page = UINT64_MAX;
   if (g->oob_size > sizeof oob)
@@ -84,6 +95,15 @@ ftl_page_view (struct ftl *f, uint64_t page, const struct ftl_page_view **out)
       v->oob_ok = ftl_crc32c (0, oob, oob_bytes_needed (g->spp)) == crc;
     }
   v->data = be->ops->page_data ? be->ops->page_data (be, page) : NULL;
+  if (defer && v->data && v->oob_ok)
+    {
+      *check = (struct ftl_page_check) { .page = page, .data = v->data,
+                                         .data_crc = v->h.data_crc };
+      *deferred = true;
+      v->crc_ok = true;         /* the OOB's part; the data's comes later */
+      *out = v;
+      return 0;
+    }
   if (!v->data)
     {
       r = be->ops->ftl_read_sector (be, page, 0, g->spp, v->buf);
@@ -106,6 +126,25 @@ ftl_page_view (struct ftl *f, uint64_t page, const struct ftl_page_view **out)
   f->pv[FTL_PV_CACHE] = victim;
   f->pv_next = (f->pv_next + 1) % FTL_PV_CACHE;
   return 0;
+}
+
+int
+ftl_page_view (struct ftl *f, uint64_t page, const struct ftl_page_view **out)
+{
+  return page_view_load (f, page, false, out, NULL, NULL);
+}
+
+int
+ftl_page_view_deferred (struct ftl *f, uint64_t page, const struct ftl_page_view **out,
+                        struct ftl_page_check *check, bool *deferred)
+{
+  return page_view_load (f, page, true, out, check, deferred);
+}
+
+bool
+ftl_page_check_data (const struct ftl *f, const struct ftl_page_check *c)
+{
+  return ftl_crc32c (0, c->data, f->nand.geo.page_size) == c->data_crc;
 }
 
 bool

@@ -250,6 +250,27 @@ void ftl_integrity_fini (struct ftl *f);
  * call.  Returns only backend errors: the verdict is in the view. */
 int ftl_page_view (struct ftl *f, uint64_t page,
                    const struct ftl_page_view **out);
+/* A page of the mapped image whose data CRC an in-place read checks after
+ * it dropped the lock, its block pinned (ftl_read_pinned): the CRC of 16 KiB
+ * is most of a scan's time under the lock, and the pin keeps the page from
+ * being erased and reprogrammed meanwhile. */
+struct ftl_page_check
+{
+  uint64_t page;
+  const uint8_t *data;        /* page_size bytes in the mapped image */
+  uint32_t data_crc;          /* what the OOB says */
+  uint32_t slot;              /* the first sector read from it, for the error */
+  uint64_t lpn;
+};
+/* ftl_page_view, except that a page the cache does not hold and whose data
+ * is in the mapped image has only its OOB checked: *check is filled and
+ * *deferred set, and the view's crc_ok stands for the OOB alone until
+ * ftl_page_check_data confirms it.  The view is not cached. */
+int ftl_page_view_deferred (struct ftl *f, uint64_t page,
+                            const struct ftl_page_view **out,
+                            struct ftl_page_check *check, bool *deferred);
+/* Whether a deferred page's data matches its CRC; no lock needed. */
+bool ftl_page_check_data (const struct ftl *f, const struct ftl_page_check *c);
 void ftl_page_forget_block (struct ftl *f, uint32_t block);
 bool ftl_page_sector_good (const struct ftl_page_view *v, uint32_t slot);
 /* -EIO with "data CRC mismatch in object P:O at offset X (NAND page N ...)";

@@ -11,8 +11,9 @@
  * qualifies when its join type drops probe rows that match nothing (INNER,
  * SEMI, RIGHT; never LEFT, FULL, ANTI, whose unmatched outer rows are
  * output), it is not a parallel hash join (a shared table is only complete
- * after every participant built its part), and its outer plan is an
- * OssdScan of a base relation in rows mode.  Each hash clause outer_col =
+ * after every participant built its part), its outer plan is an
+ * OssdScan of a base relation in rows mode, and it is not a foreign key
+ * into a whole table, which drops nothing (join_filter_pays).  Each hash clause outer_col =
  * inner_expr whose outer side is a plain column of the scanned relation,
  * with an operator both sides can normalise exactly (integer equality
  * across int2/int4/int8, date = date, texteq / bpchareq under a
@@ -75,6 +76,8 @@
 #define JF_EXACT_MAX_BYTES	(256 * 1024)
 /* the host's cap on one Bloom filter (the drive accepts up to 4 MiB) */
 #define JF_BLOOM_MAX_BYTES	(1024 * 1024)
+/* a join estimated to keep more than this share of the probe rows gets no filter */
+#define JF_MIN_DROPPED_KEEP	0.9
 /* a Bloom filter passing more than this fraction of keys is not worth sending */
 #define JF_BLOOM_MAX_FPP	0.5
 /* a larger hash table streams its keys into Bloom filters (ossd_joinfilter_fill) */
@@ -258,6 +261,47 @@ ossd_joinfilter_false_pass(double tuples, double distinct)
 	return ossd_jf_bloom_fpp(n, bytes, ossd_jf_bloom_hashes(sized_for, bytes));
 }
 
+/*
+ * Whether the join drops enough of the scan's rows for a filter to pay:
+ * a filtered scan waits for the hash table (see the file header), giving
+ * up the drive's head start while the table is built.  The one join
+ * known to drop nearly nothing is a foreign key into a whole table: an
+ * inner join on a key proven unique on the build side, whose table is
+ * hashed without a qual, estimated to keep nine in ten of the scan's rows
+ * (TPC-H Q14: lineitem into part).  Elsewhere the filter is sent: a
+ * filtered or derived build side may drop most rows whatever the estimate
+ * says (an estimate made without statistics says 1).
+ */
+static bool
+join_filter_pays(HashJoin *hj, Plan *outer, Plan *hash)
+{
+	Plan	   *build = outerPlan(hash);
+	bool		whole_table;
+
+	if (hj->join.jointype != JOIN_INNER || !hj->join.inner_unique ||
+		hj->join.joinqual != NIL || build == NULL || build->qual != NIL)
+		return true;
+	if (IsA(build, SeqScan))
+		whole_table = true;
+	else if (IsA(build, CustomScan) &&
+			 ((CustomScan *) build)->methods == &ossd_scan_plan_methods &&
+			 list_length(((CustomScan *) build)->custom_private) >= OSSD_PRIV_COUNT)
+	{
+		CustomScan *cs = (CustomScan *) build;
+
+		/* no device qual, no deployed kernel, every row of every block */
+		whole_table = cs->custom_exprs == NIL &&
+			strVal(list_nth(cs->custom_private, OSSD_PRIV_KERNEL))[0] == '\0' &&
+			list_nth(cs->custom_private, OSSD_PRIV_AGG) == NIL &&
+			ossd_private_element(cs->custom_private, OSSD_PRIV_INDEX_BLOCKS_TAG) == NIL &&
+			plan_keys(cs) == NIL;
+	}
+	else
+		whole_table = false;
+	return !whole_table ||
+		hj->join.plan.plan_rows < JF_MIN_DROPPED_KEEP * outer->plan_rows;
+}
+
 static void
 mark_plan(Plan *plan)
 {
@@ -284,7 +328,7 @@ mark_plan(Plan *plan)
 			CustomScan *cs = (CustomScan *) outer;
 			List	   *keys = hashjoin_keys(hj, cs);
 
-			if (keys != NIL)
+			if (keys != NIL && join_filter_pays(hj, outer, hash))
 			{
 				cs->custom_private = lappend(cs->custom_private,
 											 list_make2(makeString(OSSD_PRIV_JOIN_FILTER_TAG),

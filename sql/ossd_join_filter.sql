@@ -268,6 +268,28 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+
+-- 17. A foreign key into a whole table (TPC-H Q14's lineitem into part):
+-- an inner join on the build side's primary key, no qual on it, keeps every
+-- probe row, and a filtered scan would wait for the hash table to be built
+-- rather than start at once: no filter.  A qual on the build side brings
+-- it back (section 1).
+SET ossd.force_offload = on;
+SET max_parallel_workers_per_gather = 0;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE TEMP TABLE jf_all_orders (k int8 PRIMARY KEY);
+INSERT INTO jf_all_orders SELECT DISTINCT l_orderkey FROM lineitem WHERE l_orderkey IS NOT NULL;
+ANALYZE jf_all_orders;
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN jf_all_orders a ON l.l_orderkey = a.k$$);
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l JOIN jf_all_orders a ON l.l_orderkey = a.k$$);
+SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN jf_all_orders a ON l.l_orderkey = a.k
+                WHERE a.k < 1000$$);
+DROP TABLE jf_all_orders;
+RESET ossd.force_offload;
+RESET max_parallel_workers_per_gather;
+RESET enable_mergejoin;
+RESET enable_nestloop;
 DROP FUNCTION jf_estimate(text);
 
 DROP COLLATION jf_nocase;

@@ -83,6 +83,7 @@ typedef struct figures
 	long		error_only_off_in_sample;
 	long		skipped_timeout;
 	long		skipped_other_error;
+	long		order_dependent;
 	long		rerun_connection_lost;
 } figures;
 
@@ -90,6 +91,13 @@ static const char *const forced_setup[] = {
 	"SET ossd.enabled = on", "SET ossd.force_offload = on",
 	"SET ossd.min_relation_pages = 0", "SET client_min_messages = error",
 	"SET application_name = 'sqlsmith_check forced'", NULL
+};
+/* rows in the heap's order: one drive scan thread, no parallel plan */
+static const char *const serial_setup[] = {
+	"SET ossd.enabled = on", "SET ossd.force_offload = on",
+	"SET ossd.min_relation_pages = 0", "SET ossd.device_workers = 1",
+	"SET max_parallel_workers_per_gather = 0", "SET client_min_messages = error",
+	"SET application_name = 'sqlsmith_check serial'", NULL
 };
 static const char *const off_setup[] = {
 	"SET ossd.enabled = off", "SET client_min_messages = error",
@@ -721,6 +729,33 @@ class_index(const char *state)
 	return v[0] * 36 + v[1];
 }
 
+/*
+ * Whether a difference in failing is the order of the rows: the drive's
+ * scan threads (and a parallel plan's processes) hand rows over in another
+ * order than a scan of the heap, and which row fails a cast first, or
+ * whether a float aggregate overflows before it meets an infinity (as
+ * float8_accum checks), can depend on it.  Re-run with offload forced, one
+ * drive thread and no parallel plan, the rows in block order as the
+ * host's scan reads them: if that agrees with offload off, the drive is not
+ * at fault.
+ */
+static bool
+order_explains(session *serial, const char *query, const outcome *off)
+{
+	outcome		c;
+	bool		same;
+
+	run(serial, query, true, &c);
+	if (c.lost || off->lost)
+		same = false;
+	else if (c.ok && off->ok)
+		same = off->rows == NULL || compare_rows(&c, off) != RESULT_DIFFERENT;
+	else
+		same = !c.ok && !off->ok && same_error(&c, off);
+	outcome_free(&c);
+	return same;
+}
+
 static const char digits36[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 static void
@@ -752,6 +787,7 @@ write_figures(FILE *f, const figures *g, bool json)
 		{"sample_error_only_with_offload_off", g->error_only_off_in_sample},
 		{"sample_skipped_timeout", g->skipped_timeout},
 		{"sample_skipped_same_error", g->skipped_other_error},
+		{"order_dependent", g->order_dependent},
 	};
 	size_t		n = sizeof(items) / sizeof(items[0]);
 	bool		first = true;
@@ -806,6 +842,7 @@ main(int argc, char **argv)
 	PGconn	   *lc;
 	PGresult   *r;
 	session		forced = {0},
+				serial = {0},
 				off = {0};
 
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1)
@@ -885,10 +922,11 @@ main(int argc, char **argv)
 	qsort(errq, nerr, sizeof(char *), cmp_str);
 	g.errors = nerr;
 
-	forced.conninfo = off.conninfo = target;
+	forced.conninfo = serial.conninfo = off.conninfo = target;
 	forced.setup = forced_setup;
+	serial.setup = serial_setup;
 	off.setup = off_setup;
-	if (!session_connect(&forced) || !session_connect(&off))
+	if (!session_connect(&forced) || !session_connect(&serial) || !session_connect(&off))
 	{
 		fprintf(stderr, "sqlsmith_check: cannot connect to %s\n", target);
 		return 2;
@@ -943,6 +981,13 @@ main(int argc, char **argv)
 			g.errors_offload_only_random++;
 			detail("error only with offload, random query (TABLESAMPLE or a volatile function)",
 				   errs[i].query, &a, &b);
+		}
+		else if (order_explains(&serial, errs[i].query, &b))
+		{
+			g.order_dependent++;
+			if (g.order_dependent <= MAX_EXAMPLES)
+				detail("error only with offload, as with the heap's row order (example)",
+					   errs[i].query, &a, &b);
 		}
 		else
 		{
@@ -1004,6 +1049,12 @@ main(int argc, char **argv)
 			g.skipped_timeout++;
 		else if (same_error(&a, &b) || same_error_other_row(&a, &b))
 			g.skipped_other_error++;
+		else if (order_explains(&serial, q, &b))
+		{
+			g.order_dependent++;
+			if (g.order_dependent <= MAX_EXAMPLES)
+				detail("one side fails, as the heap's row order does (example)", q, &a, &b);
+		}
 		else if (!a.ok && b.ok)
 		{
 			g.error_only_offload_in_sample++;

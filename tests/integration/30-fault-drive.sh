@@ -71,8 +71,10 @@ elapsed_ok "ossdctl info, drive stopped before: fails within its timeout" "$t0" 
   || tap_not_ok "its message names the drive and the timeout" "rc=$rc: $out"
 drive_cont
 ok_if "ossdctl partition create 7 after SIGCONT" "$ctl" partition create 7
-head -c 48M /dev/urandom >"$work/big"
-"$ctl" --timeout-ms 2000 put "$work/big" 7:1 >"$work/put.out" 2>&1 &
+# "during": the data comes through a pipe that pauses for a second, so the
+# put is still writing when the drive stops, however fast the machine
+(head -c 8M /dev/urandom; sleep 1; head -c 40M /dev/urandom) |
+  "$ctl" --timeout-ms 2000 put - 7:1 >"$work/put.out" 2>&1 &
 put_pid=$!
 sleep 0.3
 drive_stop
@@ -94,7 +96,9 @@ ok_if "a file on the mount" sh -c "echo before >'$mnt/before' && cat '$mnt/befor
 for when in before during; do
   rm -f "$work/dd.err"
   if [ $when = before ]; then drive_stop; fi
-  dd if=/dev/urandom of="$mnt/dd-$when" bs=1M count=32 conv=fsync 2>"$work/dd.err" &
+  # as for put: a pause in the input keeps dd writing past the stop
+  (head -c 8M /dev/urandom; sleep 1; head -c 24M /dev/urandom) |
+    dd of="$mnt/dd-$when" bs=1M iflag=fullblock conv=fsync 2>"$work/dd.err" &
   dd_pid=$!
   if [ $when = during ]; then sleep 0.2; drive_stop; fi
   t0=$(now_ms)
