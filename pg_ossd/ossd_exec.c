@@ -120,7 +120,7 @@ static CustomExecMethods ossd_exec_methods = {
 	X(host_rows_back) X(groups_drive) X(dev_blocks_scanned) \
 	X(dev_tuples_seen) X(dev_tuples_visible) X(dev_tuples_matched) \
 	X(dev_bytes_read) X(dev_ns) X(channel_bytes) X(slot_fallbacks) \
-	X(chunks_claimed)
+	X(chunks_claimed) X(blocks_named)
 
 typedef struct OssdSharedInstr
 {
@@ -1084,8 +1084,13 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 		if ((blk & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 		/* a scan of the blocks an index names: the others hold no match */
-		if (ss->block_mask && !((ss->block_mask[blk / 8] >> (blk % 8)) & 1))
-			continue;
+		if (ss->block_mask)
+		{
+			if (!((ss->block_mask[blk / 8] >> (blk % 8)) & 1))
+				continue;
+			/* counted here, chunk by chunk: a partial scan's add up */
+			ss->blocks_named++;
+		}
 		if (to_drive && (sp == NULL || sp->segno != segno))
 		{
 			uint64		pid,
@@ -1248,7 +1253,6 @@ ossd_scan_start(OssdScanState *ss)
 												   &ss->mask_named);
 			ss->mask_nblocks = ss->nblocks;
 		}
-		ss->blocks_named += ss->mask_named;
 	}
 
 	hi = ss->nblocks;

@@ -19,8 +19,12 @@
  * on plain key columns, with quals "key op constant" (ScanKeys made once,
  * no runtime keys), an OssdScan path priced for the blocks
  * compute_bitmap_pages expects it to fetch, after the index scan
- * (ossd_make_index_block_path).  Not partial: one process builds the
- * bitmap and sends its blocks.
+ * (ossd_make_index_block_path).  Partial paths too: under a Gather each
+ * process builds the same bitmap (the same constant quals, the query's
+ * snapshot) and the processes share the relation's block chunks as in any
+ * partial OssdScan, each sending the drive the named blocks of its chunks
+ * (a Parallel Bitmap Heap Scan shares one bitmap instead; building it per
+ * process costs an index scan each, the startup of the path).
  *
  * Execution: ossd_index_block_mask runs the index scan into a TIDBitmap
  * and returns the blocks as a bit map over the relation's blocks, which
@@ -115,10 +119,11 @@ index_block_quals(IndexPath *ipath, Index relid)
 
 /*
  * OssdScan paths over the blocks of rel's bitmap heap paths (see the file
- * header), for the caller to add.
+ * header), for the caller to add; partial ones when parallel_workers > 0.
  */
 List *
-ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel, List *device_quals)
+ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
+					   int parallel_workers)
 {
 	List	   *made = NIL;
 	ListCell   *lc;
@@ -145,7 +150,7 @@ ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel, List *device_quals)
 			continue;
 		pages = compute_bitmap_pages(root, rel, bhp->bitmapqual, 1, &index_cost, &tuples);
 		made = lappend(made,
-					   ossd_make_index_block_path(root, rel, device_quals,
+					   ossd_make_index_block_path(root, rel, device_quals, parallel_workers,
 												  ipath->indexinfo->indexoid, quals,
 												  Min(1.0, pages / Max(1.0, rel->pages)),
 												  index_cost));

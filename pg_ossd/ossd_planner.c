@@ -408,6 +408,8 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	char	   *uri = NULL;
 	List	   *device_quals;
 	List	   *index_paths;
+	List	   *partial_index_paths = NIL;
+	int			workers = 0;
 	ListCell   *lc;
 	CustomPath *cp;
 
@@ -424,30 +426,32 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!ossd_projection_fits(rel, device_quals))
 		return;
 
+	/*
+	 * A partial path too: under a Gather the participants share the blocks,
+	 * chunk by chunk, each sending the drive its own chunks (ossd_exec.c).
+	 * Not for a LATERAL scan (a partial path is never parameterized).
+	 */
+	if (rel->consider_parallel && rel->lateral_relids == NULL)
+		workers = compute_parallel_worker(rel, rel->pages, -1,
+										  max_parallel_workers_per_gather);
+
 	/* before any path is added: a forced one leaves none of the others */
-	index_paths = ossd_index_block_paths(root, rel, device_quals);
+	index_paths = ossd_index_block_paths(root, rel, device_quals, 0);
+	if (workers > 0)
+		partial_index_paths = ossd_index_block_paths(root, rel, device_quals, workers);
 	cp = ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0, NIL, 1.0, 0);
 	ossd_add_offload_path(root, rel, cp);
 	foreach(lc, index_paths)
 		add_path(rel, lfirst(lc));
 
-	/*
-	 * A partial path: under a Gather the participants share the blocks,
-	 * chunk by chunk, each sending the drive its own chunks (ossd_exec.c).
-	 * Not for a LATERAL scan (a partial path is never parameterized).
-	 */
-	if (rel->consider_parallel && rel->lateral_relids == NULL)
+	if (workers > 0)
 	{
-		int			workers = compute_parallel_worker(rel, rel->pages, -1,
-													  max_parallel_workers_per_gather);
-
-		if (workers > 0)
-		{
-			cp = ossd_make_scan_path(root, rel, device_quals, workers, 1.0, 0, NIL, 1.0, 0);
-			if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
-				rel->partial_pathlist = NIL;
-			add_partial_path(rel, &cp->path);
-		}
+		cp = ossd_make_scan_path(root, rel, device_quals, workers, 1.0, 0, NIL, 1.0, 0);
+		if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
+			rel->partial_pathlist = NIL;
+		add_partial_path(rel, &cp->path);
+		foreach(lc, partial_index_paths)
+			add_partial_path(rel, lfirst(lc));
 	}
 }
 
@@ -483,10 +487,10 @@ ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel, int parallel_workers
  */
 CustomPath *
 ossd_make_index_block_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
-						   Oid indexoid, List *index_quals, double share,
-						   Cost index_cost)
+						   int parallel_workers, Oid indexoid, List *index_quals,
+						   double share, Cost index_cost)
 {
-	return ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0,
+	return ossd_make_scan_path(root, rel, device_quals, parallel_workers, 1.0, 0,
 							   list_make2(makeInteger((int) indexoid), index_quals),
 							   share, index_cost);
 }

@@ -140,9 +140,9 @@ extern bool ossd_projection_fits(RelOptInfo *rel, List *dev);
 extern Cost ossd_drive_cost(RelOptInfo *rel, Cost extra);
 extern Cost ossd_drive_cost_share(RelOptInfo *rel, double share, Cost extra);
 extern CustomPath *ossd_make_index_block_path(PlannerInfo *root, RelOptInfo *rel,
-											  List *device_quals, Oid indexoid,
-											  List *index_quals, double share,
-											  Cost index_cost);
+											  List *device_quals, int parallel_workers,
+											  Oid indexoid, List *index_quals,
+											  double share, Cost index_cost);
 extern CustomScanMethods ossd_scan_plan_methods;
 extern bool ossd_rel_candidate(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblEntry *rte, char **uri);
@@ -195,7 +195,7 @@ extern double ossd_joinfilter_false_pass(double tuples, double distinct);
 
 /* ossd_indexblocks.c */
 extern List *ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel,
-									List *device_quals);
+									List *device_quals, int parallel_workers);
 struct OssdScanState;
 extern uint8 *ossd_index_block_mask(struct OssdScanState *ss, List *spec,
 									BlockNumber nblocks, uint64 *nnamed);

@@ -6,8 +6,9 @@
 -- Checked here: the path is chosen for a selective range on an indexed
 -- column and not otherwise; quals in either order; blocks that are not
 -- all-visible go to the host; a lossy bitmap; a qual with a run-time value
--- (no such path); rescans; ossd.index_blocks off.  Every answer is
--- compared with ossd.enabled = off (offload_check: regress-helpers.sql).
+-- (no such path); a partial scan under a Gather; rescans; ossd.index_blocks
+-- off.  Every answer is compared with ossd.enabled = off (offload_check:
+-- regress-helpers.sql).
 --
 SET extra_float_digits = 0;
 SET default_tablespace = ossd;
@@ -103,6 +104,42 @@ SELECT count(*) AS scans_of_index_blocks
  WHERE l ~ 'Drive Blocks from Index';
 SELECT * FROM offload_same($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
 RESET ossd.index_blocks;
+
+-- ===================================================================
+-- Under a Gather: a partial path, each process building the same bitmap
+-- and sending the drive the named blocks of the chunks it claims; the
+-- blocks named add up over the processes to the serial scan's.  (The
+-- table is small: rows priced dear to unpack, which the processes divide,
+-- and free tuples on the drive make the partial path the cheaper.)
+-- ===================================================================
+SET ossd.transfer_tuple_cost = 1;
+SET ossd.drive_tuple_cost = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF)
+SELECT id, price FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04';
+SELECT * FROM offload_check($$SELECT id, price FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
+SELECT * FROM offload_check($$SELECT id, d, price FROM ib_li WHERE d BETWEEN date '2020-05-10' AND date '2020-05-11'$$);
+CREATE TEMP TABLE ib_named AS
+SELECT (regexp_match(string_agg(l, ' '), 'Named by Index: ([0-9]+)'))[1]::int AS parallel_named,
+       string_agg(l, ' ') ~ 'Parallel Custom Scan' AS was_parallel
+  FROM ib_counters($$SELECT id, price FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$) l;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_tuple_cost;
+SET max_parallel_workers_per_gather = 0;
+SELECT parallel_named = (SELECT (regexp_match(string_agg(l, ' '), 'Named by Index: ([0-9]+)'))[1]::int
+                           FROM ib_counters($$SELECT id, price FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$) l)
+       AS named_add_up, was_parallel
+  FROM ib_named;
+DROP TABLE ib_named;
 
 -- ===================================================================
 -- Rescans: a correlated subquery's scan runs once per outer row, the
