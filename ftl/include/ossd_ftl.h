@@ -177,7 +177,10 @@ int ftl_read (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
  * other unit (holes, data still in a write buffer, pages split over NAND
  * pages, an image read without a mapping) is copied to scratch + k * unit
  * and ptrs[k] points there.  On error nothing is pinned.  A short read
- * (past the object's end) is -ERANGE. */
+ * (past the object's end) is -ERANGE.  The data CRCs of mapped pages are
+ * checked after the FTL lock is dropped (their blocks pinned meanwhile),
+ * so that concurrent scans check their pages at once; nothing is handed
+ * out before its page checked good. */
 #define FTL_PIN_MAX 64
 struct ftl_pin
 {
