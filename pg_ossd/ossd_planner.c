@@ -373,8 +373,7 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
 	}
 	/* the block split: per page a visibility map bit and a buffer probe */
 	startup += cpu_operator_cost * pages * share + index_cost;
-	sel = clauselist_selectivity(root, extract_actual_clauses(device_quals, false),
-								 rel->relid, JOIN_INNER, NULL);
+	sel = ossd_device_selectivity(root, rel, extract_actual_clauses(device_quals, false));
 	drive_rows = clamp_row_est(tuples * f * sel);
 	sent_rows = clamp_row_est(drive_rows * join_pass);
 

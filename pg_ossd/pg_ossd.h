@@ -193,6 +193,10 @@ extern void ossd_joinfilter_init(void);
 extern int	ossd_joinfilter_clause_kind(OpExpr *op, Var *col, Node *inner);
 extern double ossd_joinfilter_false_pass(double tuples, double distinct);
 
+/* ossd_selectivity.c */
+extern Selectivity ossd_device_selectivity(PlannerInfo *root, RelOptInfo *rel,
+										   List *clauses);
+
 /* ossd_indexblocks.c */
 extern List *ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel,
 									List *device_quals, int parallel_workers);
