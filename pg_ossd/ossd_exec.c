@@ -1249,8 +1249,7 @@ ossd_scan_start(OssdScanState *ss)
 		{
 			if (ss->block_mask)
 				pfree(ss->block_mask);
-			ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks,
-												   &ss->mask_named);
+			ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks);
 			ss->mask_nblocks = ss->nblocks;
 		}
 	}

@@ -123,7 +123,6 @@ typedef struct OssdScanState
 	List	   *index_blocks;	/* the plan's index to take blocks from, or NIL */
 	uint8	   *block_mask;		/* the blocks it named, or NULL: all blocks */
 	BlockNumber mask_nblocks;	/* the relation's blocks when it named them */
-	uint64		mask_named;		/* how many it named */
 	BlockNumber *host_blocks;
 	int			nhost_blocks;
 	int			host_cap;

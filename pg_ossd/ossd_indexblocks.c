@@ -167,11 +167,11 @@ ossd_plan_index_blocks(List *custom_private)
 
 /*
  * The blocks below nblocks that the index scan of plan's index blocks
- * element names, as a bit map; sets *nnamed to their count.
+ * element names, as a bit map (ossd_scan_blocks counts the named blocks
+ * it visits).
  */
 uint8 *
-ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks,
-					  uint64 *nnamed)
+ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks)
 {
 	EState	   *estate = ss->css.ss.ps.state;
 	Oid			indexoid = (Oid) intVal(linitial(spec));
@@ -187,7 +187,6 @@ ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks,
 	TBMIterateResult *res;
 	uint8	   *mask = palloc0(nblocks / 8 + 1);
 
-	*nnamed = 0;
 	irel = index_open(indexoid, AccessShareLock);
 	ExecIndexBuildScanKeys(&ss->css.ss.ps, irel, quals, false,
 						   &keys, &nkeys, &runtime_keys, &nruntime, NULL, NULL);
@@ -206,10 +205,7 @@ ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks,
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (res->blockno < nblocks)
-		{
 			mask[res->blockno / 8] |= (uint8) (1 << (res->blockno % 8));
-			(*nnamed)++;
-		}
 	}
 	tbm_end_iterate(it);
 	tbm_free(tbm);

@@ -202,7 +202,7 @@ extern List *ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel,
 									List *device_quals, int parallel_workers);
 struct OssdScanState;
 extern uint8 *ossd_index_block_mask(struct OssdScanState *ss, List *spec,
-									BlockNumber nblocks, uint64 *nnamed);
+									BlockNumber nblocks);
 extern List *ossd_plan_index_blocks(List *custom_private);
 
 /* ossd_joinpath.c */
