@@ -210,6 +210,27 @@ ossd_call (ossd_t *o, const Ossd__Request *req, Ossd__Response **resp,
   return r;
 }
 
+/* How much of the response window the next read of a stream asks for.
+ * A read returns one message and the rest of its length as zeros, which
+ * the drive fills and the transport carries all the same: a scan's
+ * messages are chunks of about 64 KiB (and a last one of its counters),
+ * so a 1 MiB read of each moved sixteen times the bytes.  Messages of a
+ * stream are alike in size: the next read asks for the last one's size
+ * and a margin; a larger message costs one more read, of its remainder
+ * (client_recv_raw_from). */
+#define STREAM_FIRST_HINT (96u * 1024)
+#define STREAM_MIN_HINT (16u * 1024)
+
+static size_t
+stream_read_hint (size_t last_len)
+{
+  size_t hint = last_len + last_len / 8;
+
+  if (hint < STREAM_MIN_HINT)
+    hint = STREAM_MIN_HINT;
+  return hint > (1u << 20) ? 1u << 20 : hint;
+}
+
 int
 ossd_stream_start (ossd_t *o, const Ossd__Request *req, ossd_stream **out,
                    ossd_error *err)
@@ -221,6 +242,7 @@ ossd_stream_start (ossd_t *o, const Ossd__Request *req, ossd_stream **out,
   if (!st)
     return -ENOMEM;
   st->o = o;
+  st->read_hint = STREAM_FIRST_HINT;
   st->slot = client_slot_get (o, err);
   if (!st->slot)
     {
@@ -247,7 +269,8 @@ ossd_stream_next (ossd_stream *st, Ossd__Response **resp, ossd_error *err)
   *resp = NULL;
   if (st->done)
     return 0;
-  r = client_recv (st->o, st->slot, st->sequence, 1u << 20, resp, &more, err);
+  r = client_recv (st->o, st->slot, st->sequence, st->read_hint, resp, &more,
+                   err);
   if (r < 0)
     {
       st->done = true;
@@ -255,6 +278,7 @@ ossd_stream_next (ossd_stream *st, Ossd__Response **resp, ossd_error *err)
     }
   if (!more)
     st->done = true;
+  st->read_hint = stream_read_hint (st->slot->last_msg_len);
   r = client_check_status (*resp, "", err);
   if (r < 0)
     st->done = true;

@@ -659,6 +659,7 @@ client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
           *msg = chunk;
           *len = h.chunk_length;
           *stream_more = h.flags & OSSD_F_STREAM;
+          s->last_msg_len = *len;
           return 0;
         }
       r = ossd_reassembly_add (&s->ra, &h, chunk, why, sizeof why);
@@ -674,6 +675,7 @@ client_recv_raw_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
           *msg = s->ra.buf;
           *len = s->ra.total;
           *stream_more = h.flags & OSSD_F_STREAM;
+          s->last_msg_len = *len;
           return 0;
         }
       want = round_lbas (s->ra.total - s->ra.have + OSSD_FRAME_HDR_SIZE,

@@ -19,6 +19,7 @@ struct client_slot
   size_t req_cap;
   struct ossd_reassembly ra;   /* multi-chunk responses, buffer kept */
   uint64_t last_used_ms;       /* renew the claim when idle half a lease */
+  size_t last_msg_len;         /* bytes of the last whole response taken */
   bool busy;
 };
 
@@ -52,6 +53,8 @@ struct ossd_stream
   ossd_t *o;
   struct client_slot *slot;
   uint64_t sequence;
+  size_t read_hint;            /* first read of the next message: the size
+                                  of the last one (see ossd_stream_next) */
   bool done;
 };
 
