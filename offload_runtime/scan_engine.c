@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define OSSD_SCAN_INTERNAL
 #include "ossd_rt.h"
@@ -86,6 +87,8 @@ struct worker
   uint32_t jf_probes[OSSD_JF_MAX_FILTERS];          /* rows a join filter judged */
   uint32_t jf_drops[OSSD_JF_MAX_FILTERS];
   bool jf_off[OSSD_JF_MAX_FILTERS];                 /* it dropped too few: stopped */
+  uint64_t flush_due_ns;        /* a time-based flush of what rows there are */
+  uint64_t flush_gap_ns;        /* ... and the gap to the next one */
   char msg[256];
 };
 
@@ -878,6 +881,40 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
   return scan_page (w, target, block, w->page);
 }
 
+/* Rows flow out early: a selective scan fills its 64 KiB chunk only at
+ * the end, and the host's joins above it would wait for the whole scan.
+ * A worker holding rows sends them FIRST_FLUSH_NS after it started, then
+ * after gaps that double (at most MAX_FLUSH_GAP_NS), so a long scan adds
+ * a dozen small chunks, not one per millisecond.  Partial aggregates are
+ * not rows: they go at the end. */
+#define FIRST_FLUSH_NS 1000000ull
+#define MAX_FLUSH_GAP_NS 256000000ull
+
+static uint64_t
+scan_now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static int
+flush_if_due (struct worker *w)
+{
+  uint64_t now;
+
+  if (!w->row_count && !w->hrow_count && !w->nhblocks)
+    return 0;
+  now = scan_now_ns ();
+  if (now < w->flush_due_ns)
+    return 0;
+  if (w->flush_gap_ns < MAX_FLUSH_GAP_NS)
+    w->flush_gap_ns *= 2;
+  w->flush_due_ns = now + w->flush_gap_ns;
+  return flush (w, true);
+}
+
 /* Scan `count` blocks from `start`: in batches through map_blocks (pages
  * scanned where the reader keeps them) or read_blocks (one read for many
  * pages) when the reader offers them, block by block through read_block
@@ -920,6 +957,8 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
         for (uint32_t k = 0; k < n && rc == 0; k++)
           rc = scan_block (w, target, start + b + k);
       b += n;
+      if (rc == 0 && flush_if_due (w) < 0)
+        rc = -1;
     }
   return rc;
 }
@@ -935,6 +974,8 @@ worker_main (void *arg)
   if (r->map.exec && r->map.thread_init)
     w->mstate = r->map.thread_init (r->map.kernel);
   bind_constants (w);
+  w->flush_gap_ns = FIRST_FLUSH_NS;
+  w->flush_due_ns = scan_now_ns () + FIRST_FLUSH_NS;
   while (!atomic_load (&sc->stop))
     {
       size_t i = atomic_fetch_add (&sc->next_work, 1);
