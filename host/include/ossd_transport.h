@@ -2,7 +2,10 @@
  *
  * A transport moves whole LBAs (OSSD_LBA_SIZE bytes) to and from a device
  * and knows nothing of the channel.  One file per transport in
- * host/libossd/transport_*.c; they register in transport.c.
+ * host/libossd/transport_*.c; they register in transport.c.  file:, sg:
+ * and nvme: share one request path, the block-transport core
+ * (transport_block.c), and keep only their opening and a one-command
+ * encoder each.
  *
  *   nbd+unix:///?socket=PATH, nbd://HOST:PORT   libnbd
  *   file:PATH                                    O_DIRECT pread/pwrite

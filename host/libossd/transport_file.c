@@ -1,12 +1,15 @@
 /* transport_file.c - the `file:PATH` transport of libossd.
  *
- * Owns: opening a block device or a regular file (a drive image) and moving
- * whole LBAs to and from it with pread/pwrite.  O_DIRECT is used so that
- * the drive, not the host page cache, answers every READ of the channel
- * (a long-poll on the event window must reach the device each time); a
- * caller buffer that is not 4096-aligned goes through an aligned bounce
- * buffer.  A filesystem that refuses O_DIRECT (tmpfs, some FUSE mounts)
- * falls back to buffered I/O, and open() says so in `why`.
+ * Owns: opening a block device or a regular file (a drive image), its
+ * size, and the encoder that moves one piece with pread/pwrite (retried on
+ * EINTR and on short transfers).  The request loop - checks, pieces of at
+ * most 4 MiB, the bounce buffer - is the block-transport core's
+ * (transport_block.c).  O_DIRECT is used so that the drive, not the host
+ * page cache, answers every READ of the channel (a long-poll on the event
+ * window must reach the device each time); a caller buffer that is not
+ * 4096-aligned goes through the core's aligned bounce buffer.  A
+ * filesystem that refuses O_DIRECT (tmpfs, some FUSE mounts) falls back to
+ * buffered I/O, and open() says so in `why`.
  *
  * Size: BLKGETSIZE64 for block devices, st_size for regular files, rounded
  * down to a whole LBA.  Flush: fdatasync (a cache flush on block devices).
@@ -29,6 +32,7 @@
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
+#include "transport_block.h"
 
 #define FILE_MAX_TRANSFER (4u * 1024 * 1024)
 #define FILE_ALIGN 4096u
@@ -37,106 +41,47 @@ struct file_state
 {
   int fd;
   bool direct;                 /* opened with O_DIRECT */
-  bool is_blk;
   char path[PATH_MAX];
 };
 
+/* One piece: a pread or pwrite of exactly cmd->nbytes, retried on EINTR
+ * and on short transfers. */
 static int
-file_check (struct ossd_transport *t, struct file_state *st, const char *op,
-            size_t len, uint64_t off, char *why, size_t whylen)
+file_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
+             size_t whylen)
 {
-  return ossd_transport_check_io (t, st->path, op, len, off, why, whylen);
-}
-
-/* One pread or pwrite of exactly len bytes, retried on EINTR and on short
- * transfers. */
-static int
-file_io (struct file_state *st, bool is_write, void *buf, size_t len,
-         uint64_t off, char *why, size_t whylen)
-{
-  char *p = buf;
+  struct file_state *st = priv;
+  char *p = cmd->buf;
   size_t done = 0;
 
-  while (done < len) {
-    ssize_t r = is_write
-      ? pwrite (st->fd, p + done, len - done, (off_t) (off + done))
-      : pread (st->fd, p + done, len - done, (off_t) (off + done));
+  while (done < cmd->nbytes) {
+    size_t len = cmd->nbytes - done;
+    off_t at = (off_t) (cmd->off + done);
+    ssize_t r = cmd->is_write ? pwrite (st->fd, p + done, len, at)
+      : pread (st->fd, p + done, len, at);
     if (r < 0) {
       int e = errno;
       if (e == EINTR)
         continue;
-      snprintf (why, whylen, "file: %s: %s of %zu bytes at offset %" PRIu64
-                " failed: %s", st->path, is_write ? "pwrite" : "pread",
-                len - done, off + done, strerror (e));
-      return -e;
+      if (done == 0)
+        return ossd_block_why (why, whylen, -e, "file", st->path, cmd->what,
+                               "%s", strerror (e));
+      return ossd_block_why (why, whylen, -e, "file", st->path, cmd->what,
+                             "%s after %zu bytes", strerror (e), done);
     }
-    if (r == 0) {
-      snprintf (why, whylen, "file: %s: %s at offset %" PRIu64
-                ": unexpected end of file (truncated while open?)",
-                st->path, is_write ? "pwrite" : "pread", off + done);
-      return -EIO;
-    }
+    if (r == 0)
+      return ossd_block_why (why, whylen, -EIO, "file", st->path, cmd->what,
+                             "unexpected end of file at offset %" PRIu64
+                             " (truncated while open?)", cmd->off + done);
     done += (size_t) r;
   }
   return 0;
 }
 
 static int
-file_rw (struct ossd_transport *t, bool is_write, void *buf, size_t len,
-         uint64_t off, char *why, size_t whylen)
+file_flush (void *priv, char *why, size_t whylen)
 {
-  struct file_state *st = t->priv;
-  int r = file_check (t, st, is_write ? "write" : "read", len, off,
-                      why, whylen);
-  if (r < 0)
-    return r;
-
-  if (!st->direct || ((uintptr_t) buf % FILE_ALIGN) == 0)
-    return file_io (st, is_write, buf, len, off, why, whylen);
-
-  /* O_DIRECT with an unaligned caller buffer: bounce. */
-  size_t bsz = len < FILE_MAX_TRANSFER ? len : FILE_MAX_TRANSFER;
-  void *bounce;
-  int e = posix_memalign (&bounce, FILE_ALIGN, bsz);
-  if (e != 0) {
-    snprintf (why, whylen, "file: %s: cannot allocate a %zu-byte bounce "
-              "buffer: %s", st->path, bsz, strerror (e));
-    return -e;
-  }
-  char *p = buf;
-  for (size_t done = 0; done < len; done += bsz) {
-    size_t n = len - done < bsz ? len - done : bsz;
-    if (is_write)
-      memcpy (bounce, p + done, n);
-    r = file_io (st, is_write, bounce, n, off + done, why, whylen);
-    if (r < 0)
-      break;
-    if (!is_write)
-      memcpy (p + done, bounce, n);
-  }
-  free (bounce);
-  return r;
-}
-
-static int
-file_pread (struct ossd_transport *t, void *buf, size_t len, uint64_t off,
-            char *why, size_t whylen)
-{
-  return file_rw (t, false, buf, len, off, why, whylen);
-}
-
-static int
-file_pwrite (struct ossd_transport *t, const void *buf, size_t len,
-             uint64_t off, char *why, size_t whylen)
-{
-  /* file_rw only reads from buf when is_write is set. */
-  return file_rw (t, true, (void *) buf, len, off, why, whylen);
-}
-
-static int
-file_flush (struct ossd_transport *t, char *why, size_t whylen)
-{
-  struct file_state *st = t->priv;
+  struct file_state *st = priv;
 
   if (fdatasync (st->fd) == -1) {
     int e = errno;
@@ -148,25 +93,23 @@ file_flush (struct ossd_transport *t, char *why, size_t whylen)
 }
 
 static void
-file_close (struct ossd_transport *t)
+file_release (void *priv)
 {
-  if (t == NULL)
+  struct file_state *st = priv;
+  if (st == NULL)
     return;
-  struct file_state *st = t->priv;
-  if (st) {
-    if (st->fd >= 0)
-      close (st->fd);
-    free (st);
-  }
-  free (t);
+  if (st->fd >= 0)
+    close (st->fd);
+  free (st);
 }
 
-static const struct ossd_transport_ops file_ops = {
-  .name = "file",
-  .pread = file_pread,
-  .pwrite = file_pwrite,
+static const struct ossd_block_encoder file_encoder = {
+  .scheme = "file",
+  .read_op = "pread",
+  .write_op = "pwrite",
+  .submit = file_submit,
   .flush = file_flush,
-  .close = file_close,
+  .release = file_release,
 };
 
 int
@@ -174,7 +117,6 @@ ossd_transport_open_file (const char *path, struct ossd_transport **out,
                           char *why, size_t whylen)
 {
   struct file_state *st = NULL;
-  struct ossd_transport *t = NULL;
   struct stat sb;
   uint64_t size;
   int e;
@@ -182,24 +124,17 @@ ossd_transport_open_file (const char *path, struct ossd_transport **out,
   *out = NULL;
   if (whylen > 0)
     why[0] = '\0';
-  if (path == NULL || path[0] == '\0') {
-    snprintf (why, whylen, "file: no path given (want file:PATH)");
-    return -EINVAL;
-  }
-  if (strlen (path) >= sizeof st->path) {
-    snprintf (why, whylen, "file: path too long");
-    return -ENAMETOOLONG;
-  }
+  int r = ossd_block_check_name ("file", "path", "file:PATH", path,
+                                 sizeof st->path, why, whylen);
+  if (r < 0)
+    return r;
 
   st = calloc (1, sizeof *st);
-  t = calloc (1, sizeof *t);
-  if (st == NULL || t == NULL) {
-    e = errno;
+  if (st == NULL) {
     snprintf (why, whylen, "file: %s: out of memory", path);
-    goto fail;
+    return -ENOMEM;
   }
   strcpy (st->path, path);
-  st->fd = -1;
 
   st->direct = true;
   st->fd = open (path, O_RDWR | O_CLOEXEC | O_DIRECT);
@@ -221,7 +156,6 @@ ossd_transport_open_file (const char *path, struct ossd_transport **out,
   }
   if (S_ISBLK (sb.st_mode)) {
     int ssz = 0;
-    st->is_blk = true;
     if (ioctl (st->fd, BLKGETSIZE64, &size) == -1) {
       e = errno;
       snprintf (why, whylen, "file: %s: BLKGETSIZE64: %s", path,
@@ -244,21 +178,24 @@ ossd_transport_open_file (const char *path, struct ossd_transport **out,
     goto fail;
   }
 
-  t->ops = &file_ops;
-  t->size_bytes = size - size % OSSD_LBA_SIZE;
-  t->max_transfer = FILE_MAX_TRANSFER;
-  t->knows_connections = false;
-  t->priv = st;
-  *out = t;
+  struct ossd_block_facts facts = {
+    .dev = st->path,
+    .size_bytes = size,
+    .block_size = 0,                  /* pread/pwrite take byte offsets */
+    .max_transfer = FILE_MAX_TRANSFER,
+    .buf_align = st->direct ? FILE_ALIGN : 0,
+  };
+  r = ossd_block_transport_new (&file_encoder, st, &facts, out, why, whylen);
+  if (r < 0) {
+    e = -r;
+    goto fail;
+  }
   if (!st->direct)
     snprintf (why, whylen, "file: %s: the filesystem refuses O_DIRECT; "
               "using buffered I/O", path);
   return 0;
 
  fail:
-  if (st && st->fd >= 0)
-    close (st->fd);
-  free (st);
-  free (t);
+  file_release (st);
   return -e;
 }

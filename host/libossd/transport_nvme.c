@@ -4,8 +4,10 @@
  * namespace id (NVME_IOCTL_ID), Identify Namespace for the size and the LBA
  * format in use (flbas -> lbaf[].ds), Identify Controller for MDTS, Read
  * (0x02) and Write (0x01) built by ossd_nvme_build_rw and sent with
- * nvme_io_passthru, Flush with nvme_flush, and the decoding of NVMe status
- * codes into a one-line reason naming the command, LBA and device.
+ * nvme_io_passthru (the encoder of one piece), Flush with nvme_flush, and
+ * the decoding of NVMe status codes into a one-line reason naming the
+ * command, LBA and device.  The request loop (checks, pieces of at most
+ * the largest transfer) is the block-transport core's (transport_block.c).
  *
  * Channel LBAs are OSSD_LBA_SIZE (4096) bytes; namespaces formatted with
  * 512- or 4096-byte blocks are accepted, others (and formats carrying
@@ -32,6 +34,7 @@
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
+#include "transport_block.h"
 
 #define NVME_TIMEOUT_MS 60000u
 #define NVME_DEFAULT_MAX_TRANSFER (128u * 1024)
@@ -80,76 +83,44 @@ nvme_fail (struct nvme_state *st, const char *what, int r, int saved_errno,
 {
   if (r < 0) {
     int e = saved_errno > 0 ? saved_errno : EIO;
-    snprintf (why, whylen, "nvme: %s: %s: %s", st->dev, what, strerror (e));
-    return -e;
+    return ossd_block_why (why, whylen, -e, "nvme", st->dev, what, "%s",
+                           strerror (e));
   }
   const char *s = nvme_status_to_string (r, false);
   int e = nvme_status_to_errno (r, false);
-  snprintf (why, whylen, "nvme: %s: %s: %s (status 0x%x)", st->dev, what,
-            s ? s : "unknown status", (unsigned) r);
-  return e > 0 ? -e : -EIO;
+  return ossd_block_why (why, whylen, e > 0 ? -e : -EIO, "nvme", st->dev,
+                         what, "%s (status 0x%x)", s ? s : "unknown status",
+                         (unsigned) r);
 }
 
+/* One piece: a Read or Write of cmd->nblocks blocks. */
 static int
-nvme_rw (struct ossd_transport *t, bool is_write, void *buf, size_t len,
-         uint64_t off, char *why, size_t whylen)
+nvme_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
+             size_t whylen)
 {
-  struct nvme_state *st = t->priv;
-  const char *op = is_write ? "Write" : "Read";
-
-  int cr = ossd_transport_check_io (t, st->dev, op, len, off, why, whylen);
-  if (cr < 0)
-    return cr;
-
-  char *p = buf;
-  size_t done = 0;
-  while (done < len) {
-    size_t n = len - done;
-    if (n > t->max_transfer)
-      n = t->max_transfer;
-    struct ossd_nvme_rw_cmd c;
-    int r = ossd_nvme_build_rw (&c, is_write, st->nsid, st->lba_bytes,
-                                off + done, n);
-    if (r < 0) {
-      snprintf (why, whylen, "nvme: %s: %s of %zu bytes at offset %" PRIu64
-                ": cannot build the command", st->dev, op, n, off + done);
-      return r;
-    }
-    r = nvme_io_passthru (st->fd, c.opcode, 0, 0, c.nsid, 0, 0,
-                          c.cdw10, c.cdw11, c.cdw12, 0, 0, 0,
-                          c.data_len, p + done, 0, NULL,
-                          NVME_TIMEOUT_MS, NULL);
-    if (r != 0) {
-      int e = errno;
-      char what[96];
-      snprintf (what, sizeof what, "%s of %u blocks at LBA %" PRIu64,
-                op, (unsigned) c.nlb + 1, c.slba);
-      return nvme_fail (st, what, r, e, why, whylen);
-    }
-    done += n;
+  struct nvme_state *st = priv;
+  struct ossd_nvme_rw_cmd c;
+  int r = ossd_nvme_build_rw (&c, cmd->is_write, st->nsid, st->lba_bytes,
+                              cmd->off, cmd->nbytes);
+  if (r < 0)
+    return ossd_block_why (why, whylen, r, "nvme", st->dev, cmd->what,
+                           "cannot build the command");
+  /* A Write only reads from the buffer. */
+  r = nvme_io_passthru (st->fd, c.opcode, 0, 0, c.nsid, 0, 0,
+                        c.cdw10, c.cdw11, c.cdw12, 0, 0, 0,
+                        c.data_len, cmd->buf, 0, NULL,
+                        NVME_TIMEOUT_MS, NULL);
+  if (r != 0) {
+    int e = errno;
+    return nvme_fail (st, cmd->what, r, e, why, whylen);
   }
   return 0;
 }
 
 static int
-nvme_pread (struct ossd_transport *t, void *buf, size_t len, uint64_t off,
-            char *why, size_t whylen)
+nvme_flush_op (void *priv, char *why, size_t whylen)
 {
-  return nvme_rw (t, false, buf, len, off, why, whylen);
-}
-
-static int
-nvme_pwrite (struct ossd_transport *t, const void *buf, size_t len,
-             uint64_t off, char *why, size_t whylen)
-{
-  /* A Write only reads from the buffer. */
-  return nvme_rw (t, true, (void *) buf, len, off, why, whylen);
-}
-
-static int
-nvme_flush_op (struct ossd_transport *t, char *why, size_t whylen)
-{
-  struct nvme_state *st = t->priv;
+  struct nvme_state *st = priv;
   int r = nvme_flush (st->fd, st->nsid);
   if (r != 0) {
     int e = errno;
@@ -159,25 +130,23 @@ nvme_flush_op (struct ossd_transport *t, char *why, size_t whylen)
 }
 
 static void
-nvme_close_op (struct ossd_transport *t)
+nvme_release (void *priv)
 {
-  if (t == NULL)
+  struct nvme_state *st = priv;
+  if (st == NULL)
     return;
-  struct nvme_state *st = t->priv;
-  if (st) {
-    if (st->fd >= 0)
-      close (st->fd);
-    free (st);
-  }
-  free (t);
+  if (st->fd >= 0)
+    close (st->fd);
+  free (st);
 }
 
-static const struct ossd_transport_ops nvme_ops = {
-  .name = "nvme",
-  .pread = nvme_pread,
-  .pwrite = nvme_pwrite,
+static const struct ossd_block_encoder nvme_encoder = {
+  .scheme = "nvme",
+  .read_op = "Read",
+  .write_op = "Write",
+  .submit = nvme_submit,
   .flush = nvme_flush_op,
-  .close = nvme_close_op,
+  .release = nvme_release,
 };
 
 /* The block layer's limit for one request on a block node, from sysfs;
@@ -206,7 +175,6 @@ ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
                           char *why, size_t whylen)
 {
   struct nvme_state *st = NULL;
-  struct ossd_transport *t = NULL;
   struct nvme_id_ns *ns = NULL;
   struct nvme_id_ctrl *ctrl = NULL;
   struct stat sb;
@@ -215,19 +183,16 @@ ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
   *out = NULL;
   if (whylen > 0)
     why[0] = '\0';
-  if (dev == NULL || dev[0] == '\0') {
-    snprintf (why, whylen, "nvme: no device given (want nvme:/dev/nvmeXnY)");
-    return -EINVAL;
-  }
-  if (strlen (dev) >= sizeof st->dev) {
-    snprintf (why, whylen, "nvme: device path too long");
-    return -ENAMETOOLONG;
-  }
+  r = ossd_block_check_name ("nvme", "device", "nvme:/dev/nvmeXnY", dev,
+                             sizeof st->dev, why, whylen);
+  if (r < 0)
+    return r;
 
   st = calloc (1, sizeof *st);
-  t = calloc (1, sizeof *t);
+  if (st != NULL)
+    st->fd = -1;
   /* Identify data is 4096 bytes each; page-aligned for the DMA. */
-  if (st == NULL || t == NULL
+  if (st == NULL
       || posix_memalign ((void **) &ns, 4096, sizeof *ns) != 0
       || posix_memalign ((void **) &ctrl, 4096, sizeof *ctrl) != 0) {
     snprintf (why, whylen, "nvme: %s: out of memory", dev);
@@ -241,18 +206,11 @@ ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
     snprintf (why, whylen, "nvme: cannot open %s: %s", dev, strerror (-r));
     goto fail;
   }
-  if (fstat (st->fd, &sb) == -1) {
-    r = -errno;
-    snprintf (why, whylen, "nvme: %s: fstat: %s", dev, strerror (-r));
+  r = ossd_block_need_device_node ("nvme", dev, st->fd,
+                                   "an NVMe namespace node", &sb, why,
+                                   whylen);
+  if (r < 0)
     goto fail;
-  }
-  if (!S_ISCHR (sb.st_mode) && !S_ISBLK (sb.st_mode)) {
-    snprintf (why, whylen, "nvme: %s: not an NVMe namespace node (%s); use "
-              "file: for images", dev,
-              S_ISREG (sb.st_mode) ? "a regular file" : "not a device");
-    r = -ENODEV;
-    goto fail;
-  }
 
   if (nvme_get_nsid (st->fd, &st->nsid) != 0) {
     e = errno;
@@ -307,35 +265,29 @@ ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
   if (nvme_identify_ctrl (st->fd, ctrl) == 0 && ctrl->mdts > 0
       && ctrl->mdts < 20)
     maxb = (uint64_t) 4096 << ctrl->mdts;
-  uint64_t kmax = nvme_kernel_max_bytes (&sb);
-  if (kmax > 0 && kmax < maxb)
-    maxb = kmax;
-  if (maxb > (uint64_t) NVME_MAX_BLOCKS * st->lba_bytes)
-    maxb = (uint64_t) NVME_MAX_BLOCKS * st->lba_bytes;
-  if (maxb > NVME_MAX_TRANSFER_CAP)
-    maxb = NVME_MAX_TRANSFER_CAP;
-  maxb -= maxb % OSSD_LBA_SIZE;
-  if (maxb < OSSD_LBA_SIZE)
-    maxb = OSSD_LBA_SIZE;
+  uint64_t cap = (uint64_t) NVME_MAX_BLOCKS * st->lba_bytes;
+  if (cap > NVME_MAX_TRANSFER_CAP)
+    cap = NVME_MAX_TRANSFER_CAP;
 
-  uint64_t bytes = st->nsze * st->lba_bytes;
-  t->ops = &nvme_ops;
-  t->size_bytes = bytes - bytes % OSSD_LBA_SIZE;
-  t->max_transfer = (uint32_t) maxb;
-  t->knows_connections = false;
-  t->priv = st;
+  struct ossd_block_facts facts = {
+    .dev = st->dev,
+    .size_bytes = st->nsze * st->lba_bytes,
+    .block_size = st->lba_bytes,
+    .max_transfer = ossd_block_max_transfer (maxb,
+                                             nvme_kernel_max_bytes (&sb),
+                                             cap),
+  };
+  r = ossd_block_transport_new (&nvme_encoder, st, &facts, out, why, whylen);
+  if (r < 0)
+    goto fail;
   free (ns);
   free (ctrl);
   if (whylen > 0)
     why[0] = '\0';
-  *out = t;
   return 0;
 
  fail:
-  if (st && st->fd >= 0)
-    close (st->fd);
-  free (st);
-  free (t);
+  nvme_release (st);
   free (ns);
   free (ctrl);
   return r;

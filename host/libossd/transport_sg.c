@@ -3,9 +3,11 @@
  * Owns: SCSI pass-through to a drive through libsgutils2 (SG_IO on an sg
  * node or a SCSI disk node): READ CAPACITY(16) (READ CAPACITY(10) as a
  * fallback) for the size and logical block size, the block limits VPD
- * page (0xb0) for the largest transfer, READ(16)/WRITE(16) for data,
- * SYNCHRONIZE CACHE(10) for flush, and the decoding of sense data into a
- * one-line reason naming the command, the LBA and the device.
+ * page (0xb0) for the largest transfer, the encoder that sends one piece
+ * as READ(16)/WRITE(16), SYNCHRONIZE CACHE(10) for flush, and the decoding
+ * of sense data into a one-line reason naming the command, the LBA and the
+ * device.  The request loop (checks, pieces of at most the largest
+ * transfer) is the block-transport core's (transport_block.c).
  *
  * Channel LBAs are OSSD_LBA_SIZE (4096) bytes; a device with 512-byte
  * logical blocks takes 8 of its blocks per channel LBA.  Other block sizes
@@ -32,6 +34,7 @@
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
+#include "transport_block.h"
 
 #define SG_TIMEOUT_SECS 60            /* per pass-through command */
 #define SG_DEFAULT_MAX_TRANSFER (512u * 1024)
@@ -140,10 +143,9 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
 
   for (attempt = 0; attempt < SG_RETRIES; attempt++) {
     struct sg_pt_base *pt = construct_scsi_pt_obj_with_fd (st->fd, 0);
-    if (pt == NULL) {
-      snprintf (why, whylen, "sg: %s: %s: out of memory", st->dev, what);
-      return -ENOMEM;
-    }
+    if (pt == NULL)
+      return ossd_block_why (why, whylen, -ENOMEM, "sg", st->dev, what,
+                             "out of memory");
     memset (sense, 0, sizeof sense);
     set_scsi_pt_cdb (pt, cdb, cdb_len);
     set_scsi_pt_sense (pt, sense, sizeof sense);
@@ -155,22 +157,20 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     int r = do_scsi_pt (pt, -1, SG_TIMEOUT_SECS, 0);
     if (r < 0) {
       f->os_err = -r;
-      snprintf (why, whylen, "sg: %s: %s: SG_IO failed: %s",
-                st->dev, what, strerror (-r));
       destruct_scsi_pt_obj (pt);
-      return r;
+      return ossd_block_why (why, whylen, r, "sg", st->dev, what,
+                             "SG_IO failed: %s", strerror (-r));
     }
     if (r == SCSI_PT_DO_TIMEOUT) {
-      snprintf (why, whylen, "sg: %s: %s: timed out after %d s",
-                st->dev, what, SG_TIMEOUT_SECS);
       destruct_scsi_pt_obj (pt);
-      return -ETIMEDOUT;
+      return ossd_block_why (why, whylen, -ETIMEDOUT, "sg", st->dev, what,
+                             "timed out after %d s", SG_TIMEOUT_SECS);
     }
     if (r != 0) {
-      snprintf (why, whylen, "sg: %s: %s: pass-through refused the "
-                "command (code %d)", st->dev, what, r);
       destruct_scsi_pt_obj (pt);
-      return -EIO;
+      return ossd_block_why (why, whylen, -EIO, "sg", st->dev, what,
+                             "pass-through refused the command (code %d)",
+                             r);
     }
 
     int cat = get_scsi_pt_result_category (pt);
@@ -185,20 +185,20 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
 
     switch (cat) {
     case SCSI_PT_RESULT_GOOD:
-      if (dir == SG_DIR_IN && resid > 0) {
-        snprintf (why, whylen, "sg: %s: %s: short transfer (%d of %u bytes "
-                  "missing)", st->dev, what, resid, len);
-        return -EIO;
-      }
+      if (dir == SG_DIR_IN && resid > 0)
+        return ossd_block_why (why, whylen, -EIO, "sg", st->dev, what,
+                               "short transfer (%d of %u bytes missing)",
+                               resid, len);
       return 0;
 
     case SCSI_PT_RESULT_STATUS: {
       char sbuf[64];
       sg_get_scsi_status_str (status, sizeof sbuf, sbuf);
-      snprintf (why, whylen, "sg: %s: %s: SCSI status 0x%02x (%s)",
-                st->dev, what, status & 0xff, sbuf);
       /* BUSY, TASK SET FULL */
-      return (status == 0x08 || status == 0x28) ? -EBUSY : -EIO;
+      return ossd_block_why (why, whylen,
+                             (status == 0x08 || status == 0x28) ? -EBUSY
+                             : -EIO, "sg", st->dev, what,
+                             "SCSI status 0x%02x (%s)", status & 0xff, sbuf);
     }
 
     case SCSI_PT_RESULT_SENSE: {
@@ -221,9 +221,8 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
       const char *asc = abuf;
       if (strncmp (asc, "Additional sense: ", 18) == 0)
         asc += 18;
-      snprintf (why, whylen, "sg: %s: %s: %s: %s [%s]",
-                st->dev, what, kbuf, asc[0] ? asc : "no additional sense",
-                cbuf);
+      ossd_block_why (why, whylen, 0, "sg", st->dev, what, "%s: %s [%s]",
+                      kbuf, asc[0] ? asc : "no additional sense", cbuf);
       switch (scat) {
       case SG_LIB_CAT_UNIT_ATTENTION:
       case SG_LIB_CAT_ABORTED_COMMAND:
@@ -243,18 +242,17 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     }
 
     case SCSI_PT_RESULT_TRANSPORT_ERR:
-      snprintf (why, whylen, "sg: %s: %s: transport error: %s",
-                st->dev, what, tbuf[0] ? tbuf : "unknown");
-      return -EIO;
+      return ossd_block_why (why, whylen, -EIO, "sg", st->dev, what,
+                             "transport error: %s",
+                             tbuf[0] ? tbuf : "unknown");
 
     case SCSI_PT_RESULT_OS_ERR:
     default:
       if (os_err <= 0)
         os_err = EIO;
       f->os_err = os_err;
-      snprintf (why, whylen, "sg: %s: %s: %s", st->dev, what,
-                strerror (os_err));
-      return -os_err;
+      return ossd_block_why (why, whylen, -os_err, "sg", st->dev, what,
+                             "%s", strerror (os_err));
     }
   }
   return ret;                         /* retries exhausted; why is set */
@@ -345,60 +343,27 @@ sg_kernel_max_bytes (struct sg_state *st)
   return 0;
 }
 
-/* ---- ops ---- */
+/* ---- the encoder ---- */
 
+/* One piece: READ(16) or WRITE(16) of cmd->nblocks device blocks. */
 static int
-sg_rw (struct ossd_transport *t, bool is_write, void *buf, size_t len,
-       uint64_t off, char *why, size_t whylen)
+sg_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
+           size_t whylen)
 {
-  struct sg_state *st = t->priv;
-  const char *op = is_write ? "WRITE(16)" : "READ(16)";
+  struct sg_state *st = priv;
+  uint8_t cdb[16];
 
-  int cr = ossd_transport_check_io (t, st->dev, op, len, off, why, whylen);
-  if (cr < 0)
-    return cr;
-
-  char *p = buf;
-  size_t done = 0;
-  while (done < len) {
-    size_t n = len - done;
-    if (n > t->max_transfer)
-      n = t->max_transfer;
-    uint64_t lba = (off + done) / st->block_size;
-    uint32_t nb = (uint32_t) (n / st->block_size);
-    uint8_t cdb[16];
-    char what[96];
-    ossd_sg_build_rw16 (cdb, is_write, lba, nb, false);
-    snprintf (what, sizeof what, "%s of %" PRIu32 " blocks at LBA %" PRIu64,
-              op, nb, lba);
-    int r = sg_exec (st, cdb, 16, is_write ? SG_DIR_OUT : SG_DIR_IN,
-                     p + done, (uint32_t) n, what, NULL, why, whylen);
-    if (r < 0)
-      return r;
-    done += n;
-  }
-  return 0;
-}
-
-static int
-sg_pread (struct ossd_transport *t, void *buf, size_t len, uint64_t off,
-          char *why, size_t whylen)
-{
-  return sg_rw (t, false, buf, len, off, why, whylen);
-}
-
-static int
-sg_pwrite (struct ossd_transport *t, const void *buf, size_t len,
-           uint64_t off, char *why, size_t whylen)
-{
+  ossd_sg_build_rw16 (cdb, cmd->is_write, cmd->lba, cmd->nblocks, false);
   /* Data-out: libsgutils only reads from the buffer. */
-  return sg_rw (t, true, (void *) buf, len, off, why, whylen);
+  return sg_exec (st, cdb, 16, cmd->is_write ? SG_DIR_OUT : SG_DIR_IN,
+                  cmd->buf, (uint32_t) cmd->nbytes, cmd->what, NULL, why,
+                  whylen);
 }
 
 static int
-sg_flush (struct ossd_transport *t, char *why, size_t whylen)
+sg_flush (void *priv, char *why, size_t whylen)
 {
-  struct sg_state *st = t->priv;
+  struct sg_state *st = priv;
   uint8_t cdb[10] = { 0x35 };         /* SYNCHRONIZE CACHE(10), all LBAs */
   struct sg_fail f;
   int r = sg_exec (st, cdb, 10, SG_DIR_NONE, NULL, 0,
@@ -413,25 +378,23 @@ sg_flush (struct ossd_transport *t, char *why, size_t whylen)
 }
 
 static void
-sg_close (struct ossd_transport *t)
+sg_release (void *priv)
 {
-  if (t == NULL)
+  struct sg_state *st = priv;
+  if (st == NULL)
     return;
-  struct sg_state *st = t->priv;
-  if (st) {
-    if (st->fd >= 0)
-      scsi_pt_close_device (st->fd);
-    free (st);
-  }
-  free (t);
+  if (st->fd >= 0)
+    scsi_pt_close_device (st->fd);
+  free (st);
 }
 
-static const struct ossd_transport_ops sg_ops = {
-  .name = "sg",
-  .pread = sg_pread,
-  .pwrite = sg_pwrite,
+static const struct ossd_block_encoder sg_encoder = {
+  .scheme = "sg",
+  .read_op = "READ(16)",
+  .write_op = "WRITE(16)",
+  .submit = sg_submit,
   .flush = sg_flush,
-  .close = sg_close,
+  .release = sg_release,
 };
 
 int
@@ -439,28 +402,21 @@ ossd_transport_open_sg (const char *dev, struct ossd_transport **out,
                         char *why, size_t whylen)
 {
   struct sg_state *st = NULL;
-  struct ossd_transport *t = NULL;
   struct stat sb;
   int r;
 
   *out = NULL;
   if (whylen > 0)
     why[0] = '\0';
-  if (dev == NULL || dev[0] == '\0') {
-    snprintf (why, whylen, "sg: no device given (want sg:/dev/sgN)");
-    return -EINVAL;
-  }
-  if (strlen (dev) >= sizeof st->dev) {
-    snprintf (why, whylen, "sg: device path too long");
-    return -ENAMETOOLONG;
-  }
+  r = ossd_block_check_name ("sg", "device", "sg:/dev/sgN", dev,
+                             sizeof st->dev, why, whylen);
+  if (r < 0)
+    return r;
 
   st = calloc (1, sizeof *st);
-  t = calloc (1, sizeof *t);
-  if (st == NULL || t == NULL) {
+  if (st == NULL) {
     snprintf (why, whylen, "sg: %s: out of memory", dev);
-    r = -ENOMEM;
-    goto fail;
+    return -ENOMEM;
   }
   strcpy (st->dev, dev);
   st->fd = -1;
@@ -472,18 +428,10 @@ ossd_transport_open_sg (const char *dev, struct ossd_transport **out,
   }
   st->fd = r;
 
-  if (fstat (st->fd, &sb) == -1) {
-    r = -errno;
-    snprintf (why, whylen, "sg: %s: fstat: %s", dev, strerror (-r));
+  r = ossd_block_need_device_node ("sg", dev, st->fd, "a SCSI device node",
+                                   &sb, why, whylen);
+  if (r < 0)
     goto fail;
-  }
-  if (!S_ISCHR (sb.st_mode) && !S_ISBLK (sb.st_mode)) {
-    snprintf (why, whylen, "sg: %s: not a SCSI device node (%s); use file: "
-              "for images", dev,
-              S_ISREG (sb.st_mode) ? "a regular file" : "not a device");
-    r = -ENODEV;
-    goto fail;
-  }
 
   r = sg_read_capacity (st, why, whylen);
   if (r < 0)
@@ -501,30 +449,22 @@ ossd_transport_open_sg (const char *dev, struct ossd_transport **out,
   uint32_t vpd_blocks = sg_vpd_max_transfer_blocks (st);
   if (vpd_blocks > 0)
     maxb = (uint64_t) vpd_blocks * st->block_size;
-  uint64_t kmax = sg_kernel_max_bytes (st);
-  if (kmax > 0 && kmax < maxb)
-    maxb = kmax;
-  if (maxb > SG_MAX_TRANSFER_CAP)
-    maxb = SG_MAX_TRANSFER_CAP;
-  maxb -= maxb % OSSD_LBA_SIZE;
-  if (maxb < OSSD_LBA_SIZE)
-    maxb = OSSD_LBA_SIZE;
 
-  uint64_t bytes = st->nblocks * st->block_size;
-  t->ops = &sg_ops;
-  t->size_bytes = bytes - bytes % OSSD_LBA_SIZE;
-  t->max_transfer = (uint32_t) maxb;
-  t->knows_connections = false;
-  t->priv = st;
+  struct ossd_block_facts facts = {
+    .dev = st->dev,
+    .size_bytes = st->nblocks * st->block_size,
+    .block_size = st->block_size,
+    .max_transfer = ossd_block_max_transfer (maxb, sg_kernel_max_bytes (st),
+                                             SG_MAX_TRANSFER_CAP),
+  };
+  r = ossd_block_transport_new (&sg_encoder, st, &facts, out, why, whylen);
+  if (r < 0)
+    goto fail;
   if (whylen > 0)
     why[0] = '\0';
-  *out = t;
   return 0;
 
  fail:
-  if (st && st->fd >= 0)
-    scsi_pt_close_device (st->fd);
-  free (st);
-  free (t);
+  sg_release (st);
   return r;
 }

@@ -5,7 +5,8 @@
  * bounce buffer, size, flush, threads), the errors (unaligned, beyond the
  * end, missing file, directory), and, where the machine lets root attach
  * a loop device, the same on a block device (BLKGETSIZE64); that test
- * prints "# SKIP reason" and passes otherwise.
+ * prints "# SKIP reason" and passes otherwise.  The checks every block
+ * transport passes alike come from block_transport_checks.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
+#include "block_transport_checks.h"
 
 #define LBA OSSD_LBA_SIZE
 
@@ -33,14 +35,6 @@ struct fixture
   char path[64];
   struct ossd_transport *t;
 };
-
-static void
-fill (void *buf, size_t len, unsigned seed)
-{
-  uint8_t *p = buf;
-  for (size_t i = 0; i < len; i++)
-    p[i] = (uint8_t) (seed * 131 + i * 7 + (i >> 12));
-}
 
 static int
 make_file (char *path, size_t pathlen, off_t size)
@@ -86,12 +80,7 @@ static void
 test_open_fields (void **state)
 {
   struct fixture *f = *state;
-  assert_non_null (f->t);
-  assert_string_equal (f->t->ops->name, "file");
-  assert_int_equal (f->t->size_bytes, 1024 * 1024);
-  assert_int_equal (f->t->max_transfer, 4 * 1024 * 1024);
-  assert_false (f->t->knows_connections);
-  assert_non_null (f->t->priv);
+  bt_check_fields (f->t, "file", 1024 * 1024, 4 * 1024 * 1024);
 }
 
 static void
@@ -106,13 +95,13 @@ test_write_read_back (void **state)
   assert_int_equal (posix_memalign (&r, 4096, LBA), 0);
 
   for (size_t i = 0; i < sizeof lbas / sizeof lbas[0]; i++) {
-    fill (w, LBA, (unsigned) lbas[i] + 1);
+    bt_fill (w, LBA, (unsigned) lbas[i] + 1);
     assert_int_equal (t->ops->pwrite (t, w, LBA, lbas[i] * LBA, why,
                                       sizeof why), 0);
   }
   assert_int_equal (t->ops->flush (t, why, sizeof why), 0);
   for (size_t i = 0; i < sizeof lbas / sizeof lbas[0]; i++) {
-    fill (w, LBA, (unsigned) lbas[i] + 1);
+    bt_fill (w, LBA, (unsigned) lbas[i] + 1);
     memset (r, 0, LBA);
     assert_int_equal (t->ops->pread (t, r, LBA, lbas[i] * LBA, why,
                                      sizeof why), 0);
@@ -122,7 +111,7 @@ test_write_read_back (void **state)
   /* The bytes really are in the file, at the right offsets. */
   int fd = open (f->path, O_RDONLY);
   assert_true (fd >= 0);
-  fill (w, LBA, 8);
+  bt_fill (w, LBA, 8);
   assert_int_equal (pread (fd, r, LBA, 7 * LBA), LBA);
   assert_memory_equal (r, w, LBA);
   /* An LBA never written reads as zeros. */
@@ -144,7 +133,7 @@ test_multi_lba_and_unaligned_buffer (void **state)
   char *wb = malloc (len + 1), *rb = malloc (len + 1);
   char *w = wb + 1, *r = rb + 1;    /* never 4096-aligned */
 
-  fill (w, len, 42);
+  bt_fill (w, len, 42);
   assert_int_equal (t->ops->pwrite (t, w, len, 10 * LBA, why, sizeof why),
                     0);
   memset (r, 0, len);
@@ -168,7 +157,7 @@ test_large_unaligned_transfer (void **state)
   assert_int_equal (make_file (path, sizeof path, 8 * 1024 * 1024), 0);
   assert_int_equal (ossd_transport_open_file (path, &t, why, sizeof why), 0);
   char *wb = malloc (len + 8), *rb = malloc (len + 8);
-  fill (wb + 8, len, 9);
+  bt_fill (wb + 8, len, 9);
   assert_int_equal (t->ops->pwrite (t, wb + 8, len, LBA, why, sizeof why),
                     0);
   assert_int_equal (t->ops->pread (t, rb + 8, len, LBA, why, sizeof why), 0);
@@ -183,31 +172,8 @@ static void
 test_unaligned_rejected (void **state)
 {
   struct fixture *f = *state;
-  struct ossd_transport *t = f->t;
-  char why[256];
-  void *buf = NULL;
-  assert_int_equal (posix_memalign (&buf, 4096, 2 * LBA), 0);
-
-  why[0] = '\0';
-  assert_int_equal (t->ops->pread (t, buf, LBA, 100, why, sizeof why),
-                    -EINVAL);
-  assert_non_null (strstr (why, "not aligned"));
-  assert_non_null (strstr (why, f->path));
-  assert_int_equal (t->ops->pwrite (t, buf, 100, 0, why, sizeof why),
-                    -EINVAL);
-  assert_non_null (strstr (why, "not aligned"));
-  assert_int_equal (t->ops->pwrite (t, buf, LBA + 512, 0, why, sizeof why),
-                    -EINVAL);
-  assert_int_equal (t->ops->pread (t, buf, 0, 0, why, sizeof why), -EINVAL);
-  /* Beyond the end: last LBA is 255. */
-  assert_int_equal (t->ops->pread (t, buf, LBA, 256 * LBA, why, sizeof why),
-                    -EINVAL);
-  assert_non_null (strstr (why, "beyond the end"));
-  assert_int_equal (t->ops->pwrite (t, buf, 2 * LBA, 255 * LBA, why,
-                                    sizeof why), -EINVAL);
-  assert_int_equal (t->ops->pread (t, buf, LBA, UINT64_MAX - 4095, why,
-                                   sizeof why), -EINVAL);
-  free (buf);
+  /* 1 MiB: the last LBA is 255. */
+  bt_check_refused (f->t, f->path, 256);
 }
 
 static void
@@ -215,11 +181,9 @@ test_missing_file (void **state)
 {
   char why[256];
   struct ossd_transport *t = (void *) 1;
-  assert_int_equal (ossd_transport_open_file ("/nonexistent/ossd/x.img", &t,
-                                              why, sizeof why), -ENOENT);
-  assert_null (t);
-  assert_string_equal (why, "file: cannot open /nonexistent/ossd/x.img: "
-                       "No such file or directory");
+  bt_check_open_errors (ossd_transport_open_file, "file",
+                        "/nonexistent/ossd/x.img", "/nonexistent/ossd/x.img",
+                        NULL);
 
   assert_int_equal (ossd_transport_open_file ("/tmp", &t, why, sizeof why),
                     -EISDIR);
@@ -254,7 +218,7 @@ thr_main (void *arg)
   }
   for (unsigned round = 0; round < 50; round++) {
     uint64_t lba = 128 + a->id * 16 + round % 16;
-    fill (w, LBA, a->id * 1000 + round);
+    bt_fill (w, LBA, a->id * 1000 + round);
     if (a->t->ops->pwrite (a->t, w, LBA, lba * LBA, why, sizeof why) != 0
         || a->t->ops->pread (a->t, r, LBA, lba * LBA, why, sizeof why) != 0
         || memcmp (r, w, LBA) != 0)
@@ -348,7 +312,7 @@ test_block_device (void **state)
   void *w = NULL, *rd = NULL;
   assert_int_equal (posix_memalign (&w, 4096, 2 * LBA), 0);
   assert_int_equal (posix_memalign (&rd, 4096, 2 * LBA), 0);
-  fill (w, 2 * LBA, 5);
+  bt_fill (w, 2 * LBA, 5);
   assert_int_equal (t->ops->pwrite (t, w, 2 * LBA, 510 * LBA, why,
                                     sizeof why), 0);
   assert_int_equal (t->ops->flush (t, why, sizeof why), 0);

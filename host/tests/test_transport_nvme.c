@@ -13,6 +13,9 @@
  *    armed the wrappers call the real library.  No real NVMe device is
  *    ever opened for writing.
  *
+ * The checks every block transport passes alike (round trip, refused
+ * requests, open errors) come from block_transport_checks.h.
+ *
  * Link with:
  *   -lnvme -lcmocka -Wl,--wrap=nvme_get_nsid -Wl,--wrap=nvme_identify
  *   -Wl,--wrap=nvme_io_passthru -Wl,--wrap=nvme_submit_io_passthru
@@ -35,6 +38,7 @@
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
+#include "block_transport_checks.h"
 
 #define LBA OSSD_LBA_SIZE
 
@@ -320,48 +324,21 @@ fake_teardown (void **state)
   return 0;
 }
 
-static void
-fill (void *buf, size_t len, unsigned seed)
-{
-  uint8_t *p = buf;
-  for (size_t i = 0; i < len; i++)
-    p[i] = (uint8_t) (seed * 53 + i * 5 + (i >> 9));
-}
-
 /* ---- 2. open errors through the real library ---- */
 
 static void
-test_open_missing (void **state)
+test_open_errors (void **state)
 {
-  char why[256], want[128];
-  struct ossd_transport *t = (void *) 1;
-  const char *dev = access ("/dev/nvme9n1", F_OK) != 0 ? "/dev/nvme9n1"
-    : "/nonexistent/nvme9n1";
-
-  assert_int_equal (ossd_transport_open_nvme (dev, &t, why, sizeof why),
-                    -ENOENT);
-  assert_null (t);
-  snprintf (want, sizeof want, "nvme: cannot open %s: No such file or "
-            "directory", dev);
-  assert_string_equal (why, want);
-  assert_int_equal (ossd_transport_open_nvme ("", &t, why, sizeof why),
-                    -EINVAL);
+  bt_check_open_errors (ossd_transport_open_nvme, "nvme", "/dev/nvme9n1",
+                        "/nonexistent/nvme9n1",
+                        "not an NVMe namespace node (a regular file)");
 }
 
 static void
 test_open_not_nvme (void **state)
 {
-  char why[256], path[] = "/tmp/ossd-nvme-test-XXXXXX";
+  char why[256];
   struct ossd_transport *t;
-  int fd = mkstemp (path);
-  assert_true (fd >= 0);
-  close (fd);
-  assert_int_equal (ossd_transport_open_nvme (path, &t, why, sizeof why),
-                    -ENODEV);
-  assert_non_null (strstr (why, "not an NVMe namespace node (a regular "
-                           "file)"));
-  unlink (path);
-
   /* A char device: the real NVME_IOCTL_ID answers ENOTTY. */
   assert_int_equal (ossd_transport_open_nvme ("/dev/null", &t, why,
                                               sizeof why), -ENODEV);
@@ -373,25 +350,6 @@ test_open_not_nvme (void **state)
 /* ---- 3. end to end on the fake namespace ---- */
 
 static void
-roundtrip (struct ossd_transport *t, uint64_t lba, size_t nlbas,
-           unsigned seed)
-{
-  char why[256];
-  size_t len = nlbas * LBA;
-  void *w = malloc (len), *r = malloc (len);
-  fill (w, len, seed);
-  if (t->ops->pwrite (t, w, len, lba * LBA, why, sizeof why) != 0)
-    fail_msg ("pwrite: %s", why);
-  memset (r, 0, len);
-  if (t->ops->pread (t, r, len, lba * LBA, why, sizeof why) != 0)
-    fail_msg ("pread: %s", why);
-  assert_memory_equal (r, w, len);
-  assert_memory_equal (fk->data + lba * LBA, w, len);
-  free (w);
-  free (r);
-}
-
-static void
 test_fake_512 (void **state)
 {
   char why[256];
@@ -399,23 +357,19 @@ test_fake_512 (void **state)
   fk = fake_new (9, 8192 + 5);                /* 4 MiB + 5 blocks */
   fk->mdts = 3;                               /* 32 KiB */
 
-  if (ossd_transport_open_nvme (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
-  assert_string_equal (t->ops->name, "nvme");
-  assert_int_equal (t->size_bytes, 4 * 1024 * 1024);
-  assert_int_equal (t->max_transfer, 32 * 1024);
-  assert_false (t->knows_connections);
+  t = bt_open (ossd_transport_open_nvme, fk->path);
+  bt_check_fields (t, "nvme", 4 * 1024 * 1024, 32 * 1024);
 
-  roundtrip (t, 3, 1, 1);
+  bt_roundtrip (t, 3, 1, 1, fk->data);
   assert_int_equal (fk->last_opcode, 0x02);
   assert_int_equal (fk->last_cdw10, 24);
   assert_int_equal (fk->last_cdw11, 0);
   assert_int_equal (fk->last_cdw12, 7);
-  roundtrip (t, 1023, 1, 2);
+  bt_roundtrip (t, 1023, 1, 2, fk->data);
 
   /* 20 LBAs = 80 KiB: 32 + 32 + 16 KiB, each way. */
   int before = fk->nio;
-  roundtrip (t, 100, 20, 3);
+  bt_roundtrip (t, 100, 20, 3, fk->data);
   assert_int_equal (fk->nio - before, 6);
   assert_int_equal (fk->max_len, 32 * 1024);
   assert_int_equal (fk->last_len, 16 * 1024);
@@ -429,21 +383,19 @@ test_fake_512 (void **state)
 static void
 test_fake_4096_defaults (void **state)
 {
-  char why[256];
   struct ossd_transport *t;
   fk = fake_new (12, 1000);
   fk->fmt_index = 2;
   fk->nsid = 3;
   fk->mdts = 0;                               /* no limit -> 128 KiB */
 
-  if (ossd_transport_open_nvme (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
+  t = bt_open (ossd_transport_open_nvme, fk->path);
   assert_int_equal (t->size_bytes, 1000 * 4096);
   assert_int_equal (t->max_transfer, 128 * 1024);
-  roundtrip (t, 999, 1, 4);
+  bt_roundtrip (t, 999, 1, 4, fk->data);
   assert_int_equal (fk->last_cdw10, 999);
   assert_int_equal (fk->last_cdw12, 0);
-  roundtrip (t, 0, 40, 5);                    /* 160 KiB: 2 commands */
+  bt_roundtrip (t, 0, 40, 5, fk->data);       /* 160 KiB: 2 commands */
   assert_int_equal (fk->max_len, 128 * 1024);
   t->ops->close (t);
   fake_teardown (state);
@@ -451,8 +403,7 @@ test_fake_4096_defaults (void **state)
   /* Identify Controller refused: still opens, default limit. */
   fk = fake_new (12, 64);
   fk->ctrl_fails = true;
-  if (ossd_transport_open_nvme (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
+  t = bt_open (ossd_transport_open_nvme, fk->path);
   assert_int_equal (t->max_transfer, 128 * 1024);
   t->ops->close (t);
 }
@@ -484,21 +435,15 @@ test_fake_errors (void **state)
   struct ossd_transport *t;
   void *buf = calloc (1, 2 * LBA);
   fk = fake_new (9, 1024);
-  if (ossd_transport_open_nvme (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
+  t = bt_open (ossd_transport_open_nvme, fk->path);
 
   /* Unaligned and out-of-range requests never reach the device. */
   int nio = fk->nio;
+  bt_check_refused (t, "/dev/null", 128);
   assert_int_equal (t->ops->pread (t, buf, LBA, 512, why, sizeof why),
                     -EINVAL);
   assert_non_null (strstr (why, "nvme: /dev/null: Read of 4096 bytes at "
                            "offset 512 is not aligned"));
-  assert_int_equal (t->ops->pwrite (t, buf, 512, 0, why, sizeof why),
-                    -EINVAL);
-  assert_int_equal (t->ops->pwrite (t, buf, 0, 0, why, sizeof why), -EINVAL);
-  assert_int_equal (t->ops->pread (t, buf, 2 * LBA, 127 * LBA, why,
-                                   sizeof why), -EINVAL);
-  assert_non_null (strstr (why, "beyond the end"));
   assert_int_equal (fk->nio, nio);
 
   /* NVMe status: decoded, naming command, LBA and device. */
@@ -537,7 +482,7 @@ main (void)
     cmocka_unit_test (test_build_512),
     cmocka_unit_test (test_build_4096),
     cmocka_unit_test (test_build_unaligned),
-    cmocka_unit_test (test_open_missing),
+    cmocka_unit_test (test_open_errors),
     cmocka_unit_test (test_open_not_nvme),
     cmocka_unit_test_teardown (test_fake_512, fake_teardown),
     cmocka_unit_test_teardown (test_fake_4096_defaults, fake_teardown),

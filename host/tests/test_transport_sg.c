@@ -14,6 +14,9 @@
  *    sysfs: vendor "Linux", model "scsi_debug"); otherwise the test prints
  *    "# SKIP reason" and passes.  No other SCSI device is ever written.
  *
+ * The checks every block transport passes alike (round trip, refused
+ * requests, open errors) come from block_transport_checks.h.
+ *
  * Link with:
  *   -lsgutils2 -lcmocka $(foreach f,SG_WRAPS,-Wl,--wrap=$f)
  * SG_WRAPS = scsi_pt_open_device scsi_pt_close_device
@@ -42,6 +45,7 @@
 
 #include "ossd_frame.h"
 #include "ossd_transport.h"
+#include "block_transport_checks.h"
 
 #define LBA OSSD_LBA_SIZE
 
@@ -468,48 +472,21 @@ fake_teardown (void **state)
   return 0;
 }
 
-static void
-fill (void *buf, size_t len, unsigned seed)
-{
-  uint8_t *p = buf;
-  for (size_t i = 0; i < len; i++)
-    p[i] = (uint8_t) (seed * 29 + i * 3 + (i >> 9));
-}
-
 /* ---- 2. open errors through the real library ---- */
 
 static void
-test_open_missing (void **state)
+test_open_errors (void **state)
 {
-  char why[256];
-  struct ossd_transport *t = (void *) 1;
-  const char *dev = access ("/dev/sg9", F_OK) != 0 ? "/dev/sg9"
-    : "/nonexistent/sg9";
-  char want[128];
-
-  assert_int_equal (ossd_transport_open_sg (dev, &t, why, sizeof why),
-                    -ENOENT);
-  assert_null (t);
-  snprintf (want, sizeof want, "sg: cannot open %s: No such file or "
-            "directory", dev);
-  assert_string_equal (why, want);
-  assert_int_equal (ossd_transport_open_sg ("", &t, why, sizeof why),
-                    -EINVAL);
+  bt_check_open_errors (ossd_transport_open_sg, "sg", "/dev/sg9",
+                        "/nonexistent/sg9",
+                        "not a SCSI device node (a regular file)");
 }
 
 static void
 test_open_not_scsi (void **state)
 {
-  char why[256], path[] = "/tmp/ossd-sg-test-XXXXXX";
+  char why[256];
   struct ossd_transport *t;
-  int fd = mkstemp (path);
-  assert_true (fd >= 0);
-  close (fd);
-  assert_int_equal (ossd_transport_open_sg (path, &t, why, sizeof why),
-                    -ENODEV);
-  assert_non_null (strstr (why, "not a SCSI device node (a regular file)"));
-  unlink (path);
-
   /* A char device without SG_IO: the real ioctl answers ENOTTY. */
   assert_int_equal (ossd_transport_open_sg ("/dev/zero", &t, why,
                                             sizeof why), -ENODEV);
@@ -520,26 +497,6 @@ test_open_not_scsi (void **state)
 /* ---- 3. end to end on the fake disk ---- */
 
 static void
-roundtrip (struct ossd_transport *t, uint64_t lba, size_t nlbas,
-           unsigned seed)
-{
-  char why[256];
-  size_t len = nlbas * LBA;
-  void *w = malloc (len), *r = malloc (len);
-  fill (w, len, seed);
-  if (t->ops->pwrite (t, w, len, lba * LBA, why, sizeof why) != 0)
-    fail_msg ("pwrite: %s", why);
-  memset (r, 0, len);
-  if (t->ops->pread (t, r, len, lba * LBA, why, sizeof why) != 0)
-    fail_msg ("pread: %s", why);
-  assert_memory_equal (r, w, len);
-  /* The bytes sit at the device-block address. */
-  assert_memory_equal (fk->data + lba * LBA, w, len);
-  free (w);
-  free (r);
-}
-
-static void
 test_fake_512 (void **state)
 {
   char why[256];
@@ -548,24 +505,20 @@ test_fake_512 (void **state)
   fk->vpd_max_blocks = 256;                   /* 128 KiB */
   fk->vpd_short = true;                       /* old, 20-byte page */
 
-  if (ossd_transport_open_sg (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
-  assert_string_equal (t->ops->name, "sg");
-  assert_int_equal (t->size_bytes, 4 * 1024 * 1024);
-  assert_int_equal (t->max_transfer, 128 * 1024);
-  assert_false (t->knows_connections);
+  t = bt_open (ossd_transport_open_sg, fk->path);
+  bt_check_fields (t, "sg", 4 * 1024 * 1024, 128 * 1024);
 
   /* Channel LBA 3 = device LBA 24, 8 blocks. */
-  roundtrip (t, 3, 1, 1);
+  bt_roundtrip (t, 3, 1, 1, fk->data);
   const uint8_t rd[16] = { 0x88, 0, 0, 0, 0, 0, 0, 0, 0, 24,
                            0, 0, 0, 8, 0, 0 };
   assert_memory_equal (fk->last_cdb, rd, 16);
-  roundtrip (t, 0, 2, 2);
-  roundtrip (t, 1023, 1, 3);                  /* last whole LBA */
+  bt_roundtrip (t, 0, 2, 2, fk->data);
+  bt_roundtrip (t, 1023, 1, 3, fk->data);     /* last whole LBA */
 
   /* 100 LBAs = 400 KiB: four commands of at most 256 blocks. */
   int before = fk->nrw;
-  roundtrip (t, 500, 100, 4);
+  bt_roundtrip (t, 500, 100, 4, fk->data);
   assert_int_equal (fk->nrw - before, 8);
   assert_int_equal (fk->max_nb_seen, 256);
 
@@ -586,11 +539,10 @@ test_fake_4096_and_defaults (void **state)
   fk->no_vpd = true;                          /* -> 512 KiB default */
   fk->no_rc16 = true;                         /* -> READ CAPACITY(10) */
 
-  if (ossd_transport_open_sg (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
+  t = bt_open (ossd_transport_open_sg, fk->path);
   assert_int_equal (t->size_bytes, 300 * 4096);
   assert_int_equal (t->max_transfer, 512 * 1024);
-  roundtrip (t, 7, 3, 5);
+  bt_roundtrip (t, 7, 3, 5, fk->data);
   const uint8_t rd[16] = { 0x88, 0, 0, 0, 0, 0, 0, 0, 0, 7,
                            0, 0, 0, 3, 0, 0 };
   assert_memory_equal (fk->last_cdb, rd, 16);
@@ -621,20 +573,11 @@ test_fake_errors (void **state)
   struct ossd_transport *t;
   void *buf = calloc (1, 2 * LBA);
   fk = fake_new (512, 1024);
-  if (ossd_transport_open_sg (fk->path, &t, why, sizeof why) != 0)
-    fail_msg ("open: %s", why);
+  t = bt_open (ossd_transport_open_sg, fk->path);
   int ncmds = fk->ncmds;
 
   /* Unaligned and out-of-range requests never reach the device. */
-  assert_int_equal (t->ops->pread (t, buf, LBA, 512, why, sizeof why),
-                    -EINVAL);
-  assert_non_null (strstr (why, "not aligned"));
-  assert_non_null (strstr (why, "/fake/sg0"));
-  assert_int_equal (t->ops->pwrite (t, buf, 1000, 0, why, sizeof why),
-                    -EINVAL);
-  assert_int_equal (t->ops->pread (t, buf, 2 * LBA, 127 * LBA, why,
-                                   sizeof why), -EINVAL);
-  assert_non_null (strstr (why, "beyond the end"));
+  bt_check_refused (t, "/fake/sg0", 128);
   assert_int_equal (fk->ncmds, ncmds);
 
   /* Medium error: the reason names device, command, LBA and the sense. */
@@ -747,7 +690,7 @@ test_scsi_debug (void **state)
   size_t len = 2 * LBA;
   uint64_t off = t->size_bytes - len;        /* a RAM disk: harmless */
   void *w = malloc (len), *r = malloc (len);
-  fill (w, len, 77);
+  bt_fill (w, len, 77);
   if (t->ops->pwrite (t, w, len, off, why, sizeof why) != 0)
     fail_msg ("%s", why);
   if (t->ops->flush (t, why, sizeof why) != 0)
@@ -766,7 +709,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_rw16_cdb),
     cmocka_unit_test (test_read_capacity16_cdb),
-    cmocka_unit_test (test_open_missing),
+    cmocka_unit_test (test_open_errors),
     cmocka_unit_test (test_open_not_scsi),
     cmocka_unit_test_teardown (test_fake_512, fake_teardown),
     cmocka_unit_test_teardown (test_fake_4096_and_defaults, fake_teardown),
