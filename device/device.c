@@ -11,6 +11,7 @@
 
 #include "device_internal.h"
 #include "ossd_jit.h"
+#include "ossd_scan.h"
 
 void
 ossd_device_options_init (struct ossd_device_options *o)
@@ -155,6 +156,14 @@ ossd_device_open (const struct ossd_device_options *opts,
       r = -ENOMEM;
       goto fail;
     }
+  /* one entry per heap page the drive can hold (bounded) */
+  r = ossd_checksum_cache_new (dev->control.capacity_bytes / OSSD_PG_BLCKSZ,
+                               &dev->checksum_cache);
+  if (r < 0)
+    {
+      snprintf (why, whylen, "out of memory for the scans' checksum cache");
+      goto fail;
+    }
   device_log (dev, "drive ready: %s, volume %llu MiB, %u slots of %u LBAs, capacity %llu MiB",
               ram ? "(ram)" : dev->image,
               (unsigned long long) (dev->volume_bytes >> 20), dev->slot_count,
@@ -177,6 +186,7 @@ ossd_device_close (ossd_device_t *dev)
   device_kernels_close (dev);
   if (dev->jit_cache)
     ossd_jit_cache_free (dev->jit_cache);
+  ossd_checksum_cache_free (dev->checksum_cache);
   if (dev->ftl)
     {
       ftl_error fe;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device_internal.h"
+#include "ossd_scan.h"
 
 #define MAX_READ_BYTES (32u << 20)
 #define MAX_LIST 4096u
@@ -247,6 +248,11 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "scans", atomic_load (&dev->ctr.scans));
   sb_counter (b, "scan_bytes_out", atomic_load (&dev->ctr.scan_bytes_out));
   sb_counter (b, "scan_blocks", atomic_load (&dev->ctr.scan_blocks));
+  /* pages whose checksum a scan took as verified before, and verified */
+  sb_counter (b, "scan_checksums_known",
+              atomic_load (&dev->ctr.scan_checksums_known));
+  sb_counter (b, "scan_checksums_verified",
+              atomic_load (&dev->ctr.scan_checksums_verified));
   sb_counter (b, "cap_checks", atomic_load (&dev->ctr.cap_checks));
   sb_counter (b, "cap_refusals", atomic_load (&dev->ctr.cap_refusals));
   sb_counter (b, "cap_mac_verified", atomic_load (&dev->ctr.cap_mac_verified));

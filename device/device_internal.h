@@ -94,6 +94,7 @@ struct ossd_device_counters
   atomic_uint_fast64_t volume_reads, volume_writes;
   atomic_uint_fast64_t volume_bytes_read, volume_bytes_written;
   atomic_uint_fast64_t scans, scan_bytes_out, scan_blocks;
+  atomic_uint_fast64_t scan_checksums_known, scan_checksums_verified;
   atomic_uint_fast64_t cap_checks, cap_refusals, cap_mac_verified;
 };
 
@@ -115,6 +116,8 @@ struct ossd_device
   uint32_t connections;
   struct ossd_kernel_registry *kernels;
   struct ossd_jit_cache *jit_cache;  /* compiled kernels, by program hash */
+  struct ossd_checksum_cache *checksum_cache;  /* heap pages whose checksum
+                                                  scans verified */
   uint8_t master_key[32];      /* OSSD_KEY_BYTES (device_caps.c) */
 };
 

@@ -305,7 +305,8 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
  * profile through paced_read_blocks into the scratch pages. */
 static int
 scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, void *scratch,
-                 const uint8_t **pages, void **token, char *err, size_t errlen)
+                 const uint8_t **pages, uint64_t *page_ids, void **token, char *err,
+                 size_t errlen)
 {
   struct scan_job *j = arg;
   ftl_error fe = { "" };
@@ -318,7 +319,10 @@ scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, voi
     {
       r = scan_read_blocks (arg, target, block, count, scratch, err, errlen);
       for (uint32_t k = 0; k < count && r == 0; k++)
-        pages[k] = (const uint8_t *) scratch + (size_t) k * OSSD_PG_BLCKSZ;
+        {
+          pages[k] = (const uint8_t *) scratch + (size_t) k * OSSD_PG_BLCKSZ;
+          page_ids[k] = 0;
+        }
       return r;
     }
   struct ftl_pin *pin = malloc (sizeof *pin);
@@ -337,6 +341,7 @@ scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, voi
                 count, block, (unsigned long long) j->target_oid[target], fe.msg);
       return r;
     }
+  memcpy (page_ids, pin->unit_id, count * sizeof *page_ids);
   *token = pin;
   return 0;
 }
@@ -398,6 +403,9 @@ scan_sink (void *arg, const struct ossd_scan_chunk *c)
       sc.join_filter_dropped = c->counters.join_filter_dropped;
       sc.device_ns = device_now_ns () - j->started_ns;
       atomic_fetch_add (&j->dev->ctr.scan_blocks, c->counters.blocks_scanned);
+      atomic_fetch_add (&j->dev->ctr.scan_checksums_known, c->counters.checksums_known);
+      atomic_fetch_add (&j->dev->ctr.scan_checksums_verified,
+                        c->counters.checksums_verified);
     }
   sc.kernel_mode = (char *) j->mode_name;
   resp.body_case = OSSD__RESPONSE__BODY_SCAN;
@@ -650,6 +658,7 @@ scan_translate (struct scan_job *j)
   r->attrs = j->attrs;
   r->snapshot_xmin = s->snapshot_xmin;
   r->data_checksums = s->data_checksums;
+  r->checksum_cache = j->dev->checksum_cache;
   r->nbind = (uint32_t) s->n_referenced;
   r->bind = j->bind;
   r->nconst = (uint32_t) s->n_filter_args;

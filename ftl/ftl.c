@@ -521,6 +521,8 @@ struct pin_req
   struct ftl_pin *pin;
   const uint8_t *src[PIN_MAX_SECTORS];
   uint64_t page[PIN_MAX_SECTORS];
+  uint64_t seq[PIN_MAX_SECTORS];      /* the page's program sequence */
+  uint8_t slot[PIN_MAX_SECTORS];      /* the sector's place in the page */
   /* pages whose data CRC is checked after the lock is dropped; at most
    * max_check, so that their blocks fit the pin beside the units' */
   struct ftl_page_check check[FTL_PIN_MAX];
@@ -553,6 +555,7 @@ pin_finish (struct ftl *f, struct pin_req *pr, uint8_t *dst, uint64_t first, uin
           f->pins[b]++;
           pr->pin->block[pr->pin->n++] = b;
           pr->ptrs[k] = pr->src[s0];
+          pr->pin->unit_id[k] = pr->seq[s0] << 8 | pr->slot[s0];
           f->pinned_units++;
           continue;
         }
@@ -560,6 +563,7 @@ pin_finish (struct ftl *f, struct pin_req *pr, uint8_t *dst, uint64_t first, uin
         if (pr->src[s0 + i])
           memcpy (dst + (s0 + i) * FTL_SECTOR, pr->src[s0 + i], FTL_SECTOR);
       pr->ptrs[k] = dst + k * pr->unit;
+      pr->pin->unit_id[k] = 0;
       f->copied_units++;
     }
   /* the pages still to be checked stay as they are until then: a page
@@ -709,6 +713,8 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
               /* in the mapped image: pin_finish decides */
               pr->src[l - first] = v->data + (size_t) slot * FTL_SECTOR;
               pr->page[l - first] = page;
+              pr->seq[l - first] = v->h.seq;
+              pr->slot[l - first] = (uint8_t) slot;
             }
           else
             memcpy (dst + (a - off), v->data + (size_t) slot * FTL_SECTOR

@@ -806,9 +806,33 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
 }
 
 /* Scan one page already in memory. */
+/* The page's PostgreSQL checksum is good: verified now, or before for
+ * the same bytes (page_id, checksum_cache.c). */
+static bool
+page_checksum_good (struct worker *w, const uint8_t *page, uint64_t page_id,
+                    uint32_t relblock)
+{
+  const struct ossd_scan_request *r = w->sc->req;
+
+  if (page_id && r->checksum_cache
+      && ossd_checksum_cache_known (r->checksum_cache, page_id, relblock))
+    {
+      w->cnt.checksums_known++;
+      return true;
+    }
+  if (!ossd_pg_checksum_ok (page, relblock))
+    return false;
+  if (page_id && r->checksum_cache)
+    {
+      ossd_checksum_cache_note (r->checksum_cache, page_id, relblock);
+      w->cnt.checksums_verified++;
+    }
+  return true;
+}
+
 static int
 scan_page (struct worker *w, uint32_t target, uint32_t block,
-           const uint8_t *page)
+           const uint8_t *page, uint64_t page_id)
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
@@ -819,7 +843,7 @@ scan_page (struct worker *w, uint32_t target, uint32_t block,
   w->cnt.bytes_read += OSSD_PG_BLCKSZ;
   /* a page failing its PostgreSQL checksum goes to the host, which reads it
    * through shared buffers and reports it as PostgreSQL always does */
-  if (r->data_checksums && !ossd_pg_checksum_ok (page, relblock))
+  if (r->data_checksums && !page_checksum_good (w, page, page_id, relblock))
     return host_block (w, target, relblock, OSSD_HB_CHECKSUM) < 0 ? -1 : 0;
   if (ossd_page_check (page, relblock, &reason, w->msg, sizeof w->msg) < 0)
     return host_block (w, target, relblock, reason) < 0 ? -1 : 0;
@@ -878,7 +902,7 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
     }
   if (rc < 0)
     return host_block (w, target, relblock, OSSD_HB_READ_ERROR) < 0 ? -1 : 0;
-  return scan_page (w, target, block, w->page);
+  return scan_page (w, target, block, w->page, 0);
 }
 
 /* Rows flow out early: a selective scan fills its 64 KiB chunk only at
@@ -930,17 +954,24 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
     {
       uint32_t n = count - b < OSSD_SCAN_READ_BATCH ? count - b : OSSD_SCAN_READ_BATCH;
       const uint8_t *pages[OSSD_SCAN_READ_BATCH];
+      uint64_t page_ids[OSSD_SCAN_READ_BATCH];
       void *token = NULL;
       if (r->map_blocks && w->batch && n > 1)
         {
           /* pages in place; on any failure block by block, so that a
            * corrupt or unreadable block fails or goes back alone, with
            * read_block's message */
-          if (r->map_blocks (r->read_arg, target, start + b, n, w->batch, pages, &token,
-                             w->msg, sizeof w->msg) == 0)
+          if (r->map_blocks (r->read_arg, target, start + b, n, w->batch, pages,
+                             page_ids, &token, w->msg, sizeof w->msg) == 0)
             {
+              if (r->data_checksums && r->checksum_cache)
+                for (uint32_t k = 0; k < n; k++)
+                  if (page_ids[k])
+                    ossd_checksum_cache_prefetch
+                      (r->checksum_cache, page_ids[k],
+                       ossd_scan_target_relblock (&r->targets[target], start + b + k));
               for (uint32_t k = 0; k < n && rc == 0; k++)
-                rc = scan_page (w, target, start + b + k, pages[k]);
+                rc = scan_page (w, target, start + b + k, pages[k], page_ids[k]);
               r->release_blocks (r->read_arg, token);
             }
           else
@@ -952,7 +983,7 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
                              w->msg, sizeof w->msg) == 0)
         for (uint32_t k = 0; k < n && rc == 0; k++)
           rc = scan_page (w, target, start + b + k,
-                          w->batch + (size_t) k * OSSD_PG_BLCKSZ);
+                          w->batch + (size_t) k * OSSD_PG_BLCKSZ, 0);
       else
         for (uint32_t k = 0; k < n && rc == 0; k++)
           rc = scan_block (w, target, start + b + k);
@@ -1100,6 +1131,8 @@ add_counters (struct ossd_scan_counters *t, const struct ossd_scan_counters *c)
   t->groups_out += c->groups_out;
   t->bytes_read += c->bytes_read;
   t->join_filter_dropped += c->join_filter_dropped;
+  t->checksums_known += c->checksums_known;
+  t->checksums_verified += c->checksums_verified;
 }
 
 

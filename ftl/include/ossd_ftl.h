@@ -186,6 +186,13 @@ struct ftl_pin
 {
   uint32_t n;
   uint32_t block[FTL_PIN_MAX];
+  /* unit_id[k]: for a unit handed out in place, an identity of its stored
+   * bytes (the NAND page's program sequence number and the unit's sector
+   * in it): no other bytes ever carry it while the FTL is open, since a
+   * page is programmed once between erases and every program takes a new
+   * sequence number; 0 for a copied unit.  What a reader learns of a
+   * unit's bytes (a checksum it verified) it may remember by this. */
+  uint64_t unit_id[FTL_PIN_MAX];
 };
 int ftl_read_pinned (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
                      size_t unit, uint32_t count, void *scratch,

@@ -302,9 +302,14 @@ typedef int (*ossd_read_blocks_fn) (void *cb_arg, uint32_t target, uint32_t bloc
  * reader's as for read_block (a corrupt page fails with -EBADMSG); any
  * other failure makes the engine fall back to read_block for those
  * blocks. */
+/* page_ids[k]: an identity of page k's bytes that no other bytes carry
+ * while the reader runs (struct ftl_pin.unit_id), or 0 when it has none
+ * (a copied page): with a checksum cache the engine verifies an
+ * identified page's checksum once (checksum_cache.c). */
 typedef int (*ossd_map_blocks_fn) (void *cb_arg, uint32_t target, uint32_t block,
                                    uint32_t count, void *scratch, const uint8_t **pages,
-                                   void **token, char *err, size_t errlen);
+                                   uint64_t *page_ids, void **token, char *err,
+                                   size_t errlen);
 typedef void (*ossd_release_blocks_fn) (void *cb_arg, void *token);
 
 struct ossd_scan_chunk;
@@ -354,6 +359,8 @@ struct ossd_scan_request
   uint32_t chunk_bytes;        /* target size of one chunk's rows; 0 = 64 KiB */
   bool data_checksums;         /* the cluster has data checksums: verify every
                                 * page's pd_checksum before scanning it */
+  struct ossd_checksum_cache *checksum_cache;  /* optional: pages verified
+                                * before, by map_blocks' page ids */
   uint32_t njoin_filters;      /* join filters (ossd_join_filter.h), each */
   const struct ossd_join_filter *join_filters;  /* prepared; a row passing the
                                 * filter kernel is dropped unless its key passes
@@ -408,6 +415,8 @@ struct ossd_scan_counters
   uint64_t groups_out;
   uint64_t bytes_read;
   uint64_t join_filter_dropped; /* rows a join filter dropped */
+  uint64_t checksums_known;    /* pages whose checksum the cache vouched for */
+  uint64_t checksums_verified; /* ... and pages verified and remembered */
 };
 
 /* One result chunk.  Any part may be empty.  The final call has last set
@@ -679,6 +688,22 @@ uint16_t ossd_pg_checksum_page (const uint8_t *page, uint32_t blkno);
 /* With data checksums: false if a page that is not new (PageIsNew) has a
  * pd_checksum other than ossd_pg_checksum_page. */
 bool ossd_pg_checksum_ok (const uint8_t *page, uint32_t blkno);
+
+/* The pages (identified as map_blocks names them) whose checksum at a
+ * block number was verified good (checksum_cache.c).  Sized for `pages`
+ * pages, at most OSSD_CHECKSUM_CACHE_MAX entries of 8 bytes; safe from any
+ * number of threads. */
+#define OSSD_CHECKSUM_CACHE_MAX (1u << 21)
+struct ossd_checksum_cache;
+int ossd_checksum_cache_new (uint64_t pages, struct ossd_checksum_cache **out);
+void ossd_checksum_cache_free (struct ossd_checksum_cache *c);
+bool ossd_checksum_cache_known (struct ossd_checksum_cache *c, uint64_t page_id,
+                                uint32_t blkno);
+/* A hint: the entry of (page_id, blkno) is about to be looked up. */
+void ossd_checksum_cache_prefetch (const struct ossd_checksum_cache *c, uint64_t page_id,
+                                   uint32_t blkno);
+void ossd_checksum_cache_note (struct ossd_checksum_cache *c, uint64_t page_id,
+                               uint32_t blkno);
 
 /* =====================================================================
  * Engine-internal interfaces (heap_page.c, heap_deform.c, row_format.c,

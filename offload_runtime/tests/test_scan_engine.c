@@ -677,6 +677,141 @@ test_bad_and_unreadable_blocks (void **state)
   rel_free (r);
 }
 
+/* A reader that hands pages out in place with ids (map_blocks), as the
+ * drive's FTL does: version[b] stands for the NAND program sequence of
+ * block b's bytes, bumped whenever they are rewritten. */
+struct mapped_rel
+{
+  struct rel *r;
+  uint64_t version[NPAGES];
+  atomic_int mapped;
+};
+
+static int
+mapped_map (void *arg, uint32_t target, uint32_t block, uint32_t count, void *scratch,
+            const uint8_t **pages, uint64_t *page_ids, void **token, char *err,
+            size_t errlen)
+{
+  struct mapped_rel *m = arg;
+
+  if (block + count > m->r->npages)
+    return -ENOENT;
+  for (uint32_t k = 0; k < count; k++)
+    {
+      pages[k] = m->r->pages[block + k];
+      page_ids[k] = m->version[block + k];
+    }
+  atomic_fetch_add (&m->mapped, (int) count);
+  *token = NULL;
+  return 0;
+}
+
+static int
+mapped_read (void *arg, uint32_t target, uint32_t block, void *page, char *err,
+             size_t errlen)
+{
+  return rel_read (((struct mapped_rel *) arg)->r, target, block, page, err, errlen);
+}
+
+static void
+mapped_release (void *arg, void *token)
+{
+}
+
+/* Scan m with data checksums and cache c: the blocks handed to the host
+ * for their checksum, as a bit mask over NPAGES. */
+static uint64_t
+checksum_scan (struct mapped_rel *m, struct ossd_checksum_cache *c,
+               uint64_t *known, uint64_t *verified)
+{
+  static const uint16_t proj[] = { 1 };
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  struct ossd_scan_counters tot;
+  char err[256] = "";
+  uint64_t back = 0;
+
+  base_req (&q, m->r, &s, &tg, &br);
+  q.read_block = mapped_read;
+  q.map_blocks = mapped_map;
+  q.release_blocks = mapped_release;
+  q.read_arg = m;
+  tg.first_block = 2000;
+  q.nproj = 1;
+  q.proj = proj;
+  q.workers = 1;               /* batches of 16 and 9 blocks: all mapped */
+  q.data_checksums = true;
+  q.checksum_cache = c;
+  assert_int_equal (ossd_scan_run (&q, &tot, err, sizeof err), 0);
+  *known += tot.checksums_known;
+  *verified += tot.checksums_verified;
+  for (uint32_t i = 0; i < s.nhblocks; i++)
+    {
+      assert_int_equal (s.hblocks[i].reason, OSSD_HB_CHECKSUM);
+      back |= 1ull << (s.hblocks[i].block - 2000);
+    }
+  sink_free (&s);
+  return back;
+}
+
+/* The checksum cache: a page verified once is known by its id on the next
+ * scan; a page failing its checksum is never remembered; new bytes (a new
+ * id) are verified again, and a rewrite that breaks the checksum is caught
+ * however often the block's old bytes passed; the same id at another block
+ * number is not the same page. */
+static void
+test_checksum_cache (void **state)
+{
+  struct mapped_rel m = { .r = rel_new () };
+  struct ossd_checksum_cache *c = NULL;
+  uint64_t known = 0, verified = 0;
+
+  assert_true (NPAGES <= 64);
+  for (uint32_t b = 0; b < NPAGES; b++)
+    {
+      tb_put16 (m.r->pages[b] + 8, ossd_pg_checksum_page (m.r->pages[b], 2000 + b));
+      m.version[b] = 1000 + b;
+    }
+  m.r->pages[3][OSSD_PG_BLCKSZ - 100] ^= 0x10;     /* fails from the start */
+  assert_int_equal (ossd_checksum_cache_new (NPAGES, &c), 0);
+
+  assert_int_equal (checksum_scan (&m, c, &known, &verified), 1ull << 3);
+  assert_int_equal (known, 0);
+  assert_int_equal (verified, NPAGES - 1);
+
+  assert_int_equal (checksum_scan (&m, c, &known, &verified), 1ull << 3);   /* still sent back */
+  assert_int_equal (known, NPAGES - 1);
+  assert_int_equal (verified, NPAGES - 1);
+
+  /* block 5 rewritten with a wrong checksum: new bytes, a new id */
+  m.r->pages[5][OSSD_PG_BLCKSZ - 200] ^= 0x01;
+  m.version[5] = 5000;
+  assert_int_equal (checksum_scan (&m, c, &known, &verified), (1ull << 3) | (1ull << 5));
+  /* ... and put right (its checksum updated): verified and known again */
+  tb_put16 (m.r->pages[5] + 8, ossd_pg_checksum_page (m.r->pages[5], 2005));
+  m.version[5] = 5001;
+  assert_int_equal (checksum_scan (&m, c, &known, &verified), 1ull << 3);
+  assert_int_equal (checksum_scan (&m, c, &known, &verified), 1ull << 3);
+  assert_int_equal (verified, NPAGES);
+  /* scans 2-5 took 24, 23 (block 5 rewritten), 23 (5 verified anew), 24 */
+  assert_int_equal (known, 2 * (NPAGES - 1) + 2 * (NPAGES - 2));
+
+  /* the same bytes' id at another block: not known there */
+  assert_true (ossd_checksum_cache_known (c, 1000, 2000));
+  assert_false (ossd_checksum_cache_known (c, 1000, 2001));
+  assert_false (ossd_checksum_cache_known (c, 999, 2000));
+
+  /* pages without an id (copied) are verified every time, never kept */
+  for (uint32_t b = 0; b < NPAGES; b++)
+    m.version[b] = 0;
+  assert_int_equal (checksum_scan (&m, c, &known, &verified), 1ull << 3);
+  assert_int_equal (verified, NPAGES);
+  ossd_checksum_cache_free (c);
+  rel_free (m.r);
+}
+
 /* PostgreSQL's page checksum: known answers from PostgreSQL 15's own
  * pg_checksum_page on a synthetic page, then the scan with data_checksums
  * handing a page that fails it to the host (and scanning it when the
@@ -1182,6 +1317,7 @@ main (void)
     cmocka_unit_test (test_toast_and_kernel_hand_back),
     cmocka_unit_test (test_bad_and_unreadable_blocks),
     cmocka_unit_test (test_data_checksums),
+    cmocka_unit_test (test_checksum_cache),
     cmocka_unit_test (test_kernel_fault_and_sink_error),
     cmocka_unit_test (test_mvcc_rule_in_scan),
     cmocka_unit_test (test_map_kernel),
