@@ -36,6 +36,18 @@ class Bench:
                      "-h", a.socket_dir, "-p", str(a.port), "-U", "postgres", "-d", a.db]
         self.pids = {"postmaster": a.postmaster_pid, "drive": a.drive_pid, "ossdfs": a.ossdfs_pid}
 
+    def refresh_pids(self):
+        """A cold run restarts PostgreSQL: read the postmaster's pid anew."""
+        if self.a.pgdata:
+            with open(os.path.join(self.a.pgdata, "postmaster.pid")) as f:
+                self.pids["postmaster"] = int(f.readline())
+
+    def before_run(self):
+        """--before-run (a cold pass: caches dropped on both sides)."""
+        if self.a.before_run:
+            subprocess.run(self.a.before_run, shell=True, check=True, cwd=self.a.work)
+            self.refresh_pids()
+
     def run_psql(self, script, timeout_s):
         p = subprocess.run(self.psql, input=script, capture_output=True, text=True,
                            cwd=self.a.work, timeout=timeout_s)
@@ -53,6 +65,7 @@ class Bench:
     def answer(self, sql, mode, workers, timeout_ms):
         """(status, rows, ms): status ok / timeout / error: message"""
         script = self.settings(mode, workers, timeout_ms) + "\\timing on\n" + sql + "\n"
+        self.before_run()
         rc, out, err = self.run_psql(script, timeout_ms / 1000 + 60)
         ms = [float(x) for x in re.findall(r"^Time: ([0-9.]+) ms", out, re.M)]
         rows = [l for l in out.splitlines() if not l.startswith("Time: ")]
@@ -66,6 +79,7 @@ class Bench:
         """(status, ms, host_cpu, ossdfs_cpu, drive_cpu) of one run"""
         script = (self.settings(mode, workers, timeout_ms) + "SELECT pg_backend_pid();\n"
                   + "\\o /dev/null\n\\timing on\n" + sql + "\n")
+        self.before_run()
         c0 = self.cpu()
         rc, out, err = self.run_psql(script, timeout_ms / 1000 + 60)
         m = re.match(r"\s*(\d+)", out)
@@ -171,6 +185,13 @@ def main():
     ap.add_argument("--drive-pid", type=int, required=True)
     ap.add_argument("--ossdfs-pid", type=int, required=True)
     ap.add_argument("--machine", default="")
+    ap.add_argument("--pass", dest="pass_name", default="warm",
+                    help="what the caches are: warm (tpch-sfSF.*), or a name for the files'"
+                    " suffix (tpch-sfSF-NAME.*), e.g. cold, paced")
+    ap.add_argument("--pass-note", default="", help="a line saying how this pass was made")
+    ap.add_argument("--before-run", default="",
+                    help="shell command run before each timed and answer run (a cold pass)")
+    ap.add_argument("--pgdata", default="", help="read the postmaster's pid here after --before-run")
     ap.add_argument("--load-json", default="")
     ap.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
     ap.add_argument("--analyze-timeout", type=float, default=60.0,
@@ -309,7 +330,7 @@ def main():
 
 def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=None):
     os.makedirs(a.results, exist_ok=True)
-    stem = os.path.join(a.results, f"tpch-sf{a.sf}")
+    stem = os.path.join(a.results, f"tpch-sf{a.sf}" + ("" if a.pass_name == "warm" else f"-{a.pass_name}"))
     cols = ["query", "workers", "mode", "status", "median_ms", "min_ms", "max_ms", "runs", "ratio",
             "host_cpu_s", "ossdfs_cpu_s", "drive_cpu_s", "answer", "offloaded", "drive_scans", "host_scans"]
     with open(stem + ".csv", "w") as f:
@@ -334,6 +355,7 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
             f.write(f"Q{q}," + ",".join(vals) + "\n")
     lines = [f"TPC-H SF {a.sf} on an emulated OSSD: pg_ossd offload off / default / forced",
              f"{a.machine}",
+             f"pass: {a.pass_name}{': ' + a.pass_note if a.pass_note else ''}",
              f"{a.rounds if rounds_done is None else f'{rounds_done} of {a.rounds}'} rounds, modes alternated"
              f"{' (runs = 0: the time of the answer run, no timed round yet)' if rounds_done == 0 else ''}; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
              "CPU = median seconds per run: host (cluster processes) + ossdfs | drive (nbdkit); dw1 = ossd.device_workers=1", ""]
@@ -348,7 +370,8 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
                     cells.append(f"{r['status'] + ' ' + (r['answer'] if r['answer'] != 'identical' else ''):>30}")
                     continue
                 mark = "" if r["answer"] == "identical" else "!"
-                ratio = "" if m == "off" else f" {r['ratio']:.2f}x"
+                ratio = ("" if m == "off" else " -" if r["ratio"] is None  # plain failed
+                         else f" {r['ratio']:.2f}x")
                 cpu = ("" if r["host_cpu_s"] is None else
                        f" {r['host_cpu_s'] + r['ossdfs_cpu_s']:.2f}|{r['drive_cpu_s']:.2f}s")
                 cells.append(f"{mark}{r['median_ms']:.0f}ms{ratio}{cpu}".rjust(30))
@@ -389,7 +412,7 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
                 load = json.load(f)
             except ValueError:
                 load = None
-    summary = {"sf": a.sf, "rounds": a.rounds, "workers": workers, "modes": modes, "machine": a.machine,
+    summary = {"sf": a.sf, "pass": a.pass_name, "pass_note": a.pass_note, "rounds": a.rounds, "workers": workers, "modes": modes, "machine": a.machine,
                "load": load, "geomean": geo, "results": rows,
                "answers": {q: res[q]["answers"] for q in queries}}
     with open(stem + ".json", "w") as f:
