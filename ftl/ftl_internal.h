@@ -293,6 +293,12 @@ struct map_chunk
   uint32_t dirty_head;        /* DFTL: cached dirty entries of this page */
   uint32_t ndirty;
   uint32_t gc_pending;        /* DFTL: GC moved entries not in the cache */
+  /* DFTL split mode: chunks with dirty cached entries in lists by ndirty
+   * (the batch update takes the dirtiest translation page), and the clean
+   * area, an LRU of whole translation pages */
+  struct map_chunk *bprev, *bnext;
+  struct map_chunk *lprev, *lnext;
+  uint32_t in_clean;
   ppa_t ppa[];                /* entries_per_chunk */
 };
 
@@ -392,6 +398,12 @@ struct dftl_cache
 {
   uint32_t cap;               /* entries */
   uint32_t dirty_cap;         /* split mode: entries in the dirty area */
+  uint32_t clean_pages_cap;   /* split mode: translation pages in the
+                                 clean area (half the cache's entries) */
+  struct map_chunk **bkt;     /* split mode: chunks by ndirty, [0, epc] */
+  uint32_t bkt_max;           /* no chunk has more dirty entries */
+  struct map_chunk *clean_head, *clean_tail;   /* split: MRU at head */
+  uint32_t clean_pages;
   struct dftl_entry *e;
   uint32_t *hash;
   uint32_t hmask;
@@ -552,8 +564,11 @@ int ftl_map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa);
 int ftl_map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn);
 int ftl_dftl_init (struct ftl *f);
 void ftl_dftl_fini (struct ftl *f);
-void ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
-                  bool for_write);
+/* Look lpn up in the mapping cache at f->now, paying the NAND traffic of a
+ * miss; returns the virtual time the entry is known (f->now on a hit), when
+ * a read of the data may start. */
+uint64_t ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
+                          bool for_write);
 void ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o);
 void ftl_dftl_flush_dirty (struct ftl *f);
 void ftl_dftl_drop_clean (struct ftl *f);
