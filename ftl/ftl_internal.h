@@ -152,6 +152,9 @@ struct nand
   struct nand_backend *be;
   uint64_t *die_clock;        /* virtual ns when each die is free */
   uint64_t *chan_clock;       /* virtual ns when each channel is free */
+  /* work each die / channel was given (ns, since ftl_reset_stats): the
+   * busiest one bounds a saturated drive's throughput */
+  uint64_t *die_busy, *chan_busy;
   /* counters */
   uint64_t reads, programs, erases;
   bool unsynced;              /* programs/erases since the last sync */
