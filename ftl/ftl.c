@@ -622,8 +622,10 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
       uint64_t soff = l << FTL_SECTOR_SHIFT;
       uint64_t a = off > soff ? off : soff;
       uint64_t b = off + n < soff + FTL_SECTOR ? off + n : soff + FTL_SECTOR;
+      /* the data read can start once the mapping entry is known */
+      uint64_t t_map = f->now;
       if (f->cfg.mapping_mode != FTL_MAP_RAM)
-        ftl_dftl_lookup (f, o, (uint32_t) l, false);
+        t_map = ftl_dftl_lookup (f, o, (uint32_t) l, false);
       ppa_t p = map_get (f, o, (uint32_t) l);
       if (p == PPA_NONE)
         {
@@ -657,7 +659,7 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
         ;
       else if (page != last_page)
         {
-          last_done = nand_time_read (&f->nand, page, 1, f->now);
+          last_done = nand_time_read (&f->nand, page, 1, t_map);
           nand_reads++;
           last_page = page;
         }

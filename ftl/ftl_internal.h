@@ -152,6 +152,9 @@ struct nand
   struct nand_backend *be;
   uint64_t *die_clock;        /* virtual ns when each die is free */
   uint64_t *chan_clock;       /* virtual ns when each channel is free */
+  /* work each die / channel was given (ns, since ftl_reset_stats): the
+   * busiest one bounds a saturated drive's throughput */
+  uint64_t *die_busy, *chan_busy;
   /* counters */
   uint64_t reads, programs, erases;
   bool unsynced;              /* programs/erases since the last sync */
@@ -293,6 +296,12 @@ struct map_chunk
   uint32_t dirty_head;        /* DFTL: cached dirty entries of this page */
   uint32_t ndirty;
   uint32_t gc_pending;        /* DFTL: GC moved entries not in the cache */
+  /* DFTL split mode: chunks with dirty cached entries in lists by ndirty
+   * (the batch update takes the dirtiest translation page), and the clean
+   * area, an LRU of whole translation pages */
+  struct map_chunk *bprev, *bnext;
+  struct map_chunk *lprev, *lnext;
+  uint32_t in_clean;
   ppa_t ppa[];                /* entries_per_chunk */
 };
 
@@ -392,6 +401,12 @@ struct dftl_cache
 {
   uint32_t cap;               /* entries */
   uint32_t dirty_cap;         /* split mode: entries in the dirty area */
+  uint32_t clean_pages_cap;   /* split mode: translation pages in the
+                                 clean area (half the cache's entries) */
+  struct map_chunk **bkt;     /* split mode: chunks by ndirty, [0, epc] */
+  uint32_t bkt_max;           /* no chunk has more dirty entries */
+  struct map_chunk *clean_head, *clean_tail;   /* split: MRU at head */
+  uint32_t clean_pages;
   struct dftl_entry *e;
   uint32_t *hash;
   uint32_t hmask;
@@ -552,8 +567,11 @@ int ftl_map_set (struct ftl *f, struct ftl_object *o, uint32_t lpn, ppa_t ppa);
 int ftl_map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn);
 int ftl_dftl_init (struct ftl *f);
 void ftl_dftl_fini (struct ftl *f);
-void ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
-                  bool for_write);
+/* Look lpn up in the mapping cache at f->now, paying the NAND traffic of a
+ * miss; returns the virtual time the entry is known (f->now on a hit), when
+ * a read of the data may start. */
+uint64_t ftl_dftl_lookup (struct ftl *f, struct ftl_object *o, uint32_t lpn,
+                          bool for_write);
 void ftl_dftl_forget_object (struct ftl *f, struct ftl_object *o);
 void ftl_dftl_flush_dirty (struct ftl *f);
 void ftl_dftl_drop_clean (struct ftl *f);

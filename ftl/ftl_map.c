@@ -36,6 +36,9 @@ ftl_map_chunk_ensure (struct ftl *f, struct ftl_object *o, uint32_t lpn)
       ch->dirty_head = SLOT_NONE;
       ch->ndirty = 0;
       ch->gc_pending = 0;
+      ch->bprev = ch->bnext = NULL;
+      ch->lprev = ch->lnext = NULL;
+      ch->in_clean = 0;
       memset (ch->ppa, 0xff, f->epc * sizeof (ppa_t));
       o->chunks[c] = ch;
     }

@@ -99,6 +99,12 @@ ftl_get_stats (ftl_t *f, struct ftl_stats *st, ftl_error *err)
   st->write_lat_p50 = ftl_lat_percentile (&f->write_lat, 0.50);
   st->write_lat_p99 = ftl_lat_percentile (&f->write_lat, 0.99);
   st->write_lat_p999 = ftl_lat_percentile (&f->write_lat, 0.999);
+  for (uint32_t d = 0; d < g->dies; d++)
+    if (f->nand.die_busy[d] > st->busiest_die_ns)
+      st->busiest_die_ns = f->nand.die_busy[d];
+  for (uint32_t c = 0; c < g->channels; c++)
+    if (f->nand.chan_busy[c] > st->busiest_channel_ns)
+      st->busiest_channel_ns = f->nand.chan_busy[c];
   st->pace_sleeps = __atomic_load_n (&f->pst.sleeps, __ATOMIC_RELAXED);
   st->pace_sleep_ns = __atomic_load_n (&f->pst.sleep_ns, __ATOMIC_RELAXED);
   st->cache_drops = f->pst.cache_drops;
@@ -119,6 +125,8 @@ ftl_reset_stats (ftl_t *f)
   f->st.nand_erases0 = f->nand.erases;
   memset (&f->read_lat, 0, sizeof f->read_lat);
   memset (&f->write_lat, 0, sizeof f->write_lat);
+  memset (f->nand.die_busy, 0, f->nand.geo.dies * sizeof (uint64_t));
+  memset (f->nand.chan_busy, 0, f->nand.geo.channels * sizeof (uint64_t));
   __atomic_store_n (&f->pst.sleeps, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&f->pst.sleep_ns, 0, __ATOMIC_RELAXED);
   pthread_mutex_unlock (&f->lock);

@@ -6,6 +6,9 @@
  * transfer; a program first transfers over the channel (the die must be
  * idle to take the data) then occupies the die for tPROG; an erase occupies
  * the die for tBERS.  Dies overlap freely, a channel serialises transfers.
+ * Each die and channel also sums the work it is given (busy time), whose
+ * maximum is the time a drive kept saturated by a deep queue needs for
+ * the same operations (bottleneck law; ftl_stats.busiest_*).
  * A drive profile may model fewer dies than the image has
  * (nand_clocks_of_block); a paced profile makes these clocks track real
  * time (ftl_pace.c).
@@ -62,7 +65,9 @@ nand_init (struct nand *n, const struct nand_geometry *g,
   n->be = be;
   n->die_clock = calloc (g->dies, sizeof (uint64_t));
   n->chan_clock = calloc (g->channels, sizeof (uint64_t));
-  if (!n->die_clock || !n->chan_clock)
+  n->die_busy = calloc (g->dies, sizeof (uint64_t));
+  n->chan_busy = calloc (g->channels, sizeof (uint64_t));
+  if (!n->die_clock || !n->chan_clock || !n->die_busy || !n->chan_busy)
     return ftl_fail (err, -ENOMEM, "out of memory for NAND clocks");
   return 0;
 }
@@ -75,7 +80,10 @@ nand_fini (struct nand *n)
   n->be = NULL;
   free (n->die_clock);
   free (n->chan_clock);
+  free (n->die_busy);
+  free (n->chan_busy);
   n->die_clock = n->chan_clock = NULL;
+  n->die_busy = n->chan_busy = NULL;
 }
 
 static inline uint64_t
@@ -93,10 +101,13 @@ nand_time_read (struct nand *n, uint64_t page, uint32_t nsect, uint64_t t)
   uint64_t start = max64 (t, n->die_clock[die]);
   uint64_t ready = start + n->tm.read_ns;
   uint64_t xs = max64 (ready, n->chan_clock[ch]);
-  uint64_t done = xs + (nsect >= n->geo.spp ? n->tm.xfer_ns
-                        : n->tm.xfer_sector_ns * nsect);
+  uint64_t xfer = nsect >= n->geo.spp ? n->tm.xfer_ns
+    : n->tm.xfer_sector_ns * nsect;
+  uint64_t done = xs + xfer;
   n->die_clock[die] = done;
   n->chan_clock[ch] = done;
+  n->die_busy[die] += n->tm.read_ns + xfer;
+  n->chan_busy[ch] += xfer;
   n->reads++;
   return done;
 }
@@ -112,6 +123,8 @@ nand_time_read_more (struct nand *n, uint64_t page, uint32_t nsect,
   uint64_t end = xs + n->tm.xfer_sector_ns * nsect;
   n->die_clock[die] = max64 (n->die_clock[die], end);
   n->chan_clock[ch] = end;
+  n->die_busy[die] += n->tm.xfer_sector_ns * nsect;
+  n->chan_busy[ch] += n->tm.xfer_sector_ns * nsect;
   return end;
 }
 
@@ -125,6 +138,8 @@ nand_time_program (struct nand *n, uint64_t page, uint64_t t, uint64_t *done)
   uint64_t accepted = xs + n->tm.xfer_ns;
   n->chan_clock[ch] = accepted;
   n->die_clock[die] = accepted + n->tm.program_ns;
+  n->die_busy[die] += n->tm.xfer_ns + n->tm.program_ns;
+  n->chan_busy[ch] += n->tm.xfer_ns;
   if (done)
     *done = n->die_clock[die];
   n->programs++;
@@ -138,6 +153,7 @@ nand_time_erase (struct nand *n, uint32_t block, uint64_t t)
   nand_clocks_of_block (n, block, &die, &ch);
   uint64_t start = max64 (t, n->die_clock[die]);
   n->die_clock[die] = start + n->tm.erase_ns;
+  n->die_busy[die] += n->tm.erase_ns;
   n->erases++;
   return n->die_clock[die];
 }

@@ -3,7 +3,9 @@
  * programs, greedy victim = fewest valid sectors) under uniform random
  * single-sector writes.  It gives the WAF an ideal greedy FTL reaches on
  * the same number of blocks and sectors per block, to separate what the
- * analytic (1+r)/(2r) misses from what the real FTL (ftl/) adds. */
+ * analytic (1+r)/(2r) misses from what the real FTL (ftl/) adds.
+ * Closed blocks sit in lists by valid count, so a victim is found in
+ * O(sectors per block) and large block counts stay fast. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -19,8 +21,44 @@ struct model
   int32_t *map, *rev;
   uint32_t *valid, *freel, nfree, cur, wp;
   uint8_t *closed;
+  uint32_t *head, *prev, *next;   /* closed blocks by valid count */
   uint64_t copies;
 };
+
+#define NONE UINT32_MAX
+
+static void
+bucket_insert (struct model *m, uint32_t b)
+{
+  uint32_t v = m->valid[b];
+  m->prev[b] = NONE;
+  m->next[b] = m->head[v];
+  if (m->next[b] != NONE)
+    m->prev[m->next[b]] = b;
+  m->head[v] = b;
+}
+
+static void
+bucket_remove (struct model *m, uint32_t b)
+{
+  if (m->prev[b] != NONE)
+    m->next[m->prev[b]] = m->next[b];
+  else
+    m->head[m->valid[b]] = m->next[b];
+  if (m->next[b] != NONE)
+    m->prev[m->next[b]] = m->prev[b];
+}
+
+/* one sector of block b dies */
+static void
+kill (struct model *m, uint32_t b)
+{
+  if (m->closed[b])
+    bucket_remove (m, b);
+  m->valid[b]--;
+  if (m->closed[b])
+    bucket_insert (m, b);
+}
 
 static uint64_t
 rnd (uint64_t *s)
@@ -34,6 +72,7 @@ put (struct model *m, uint64_t l)
   if (m->wp == m->spb)
     {
       m->closed[m->cur] = 1;
+      bucket_insert (m, m->cur);
       m->cur = m->freel[--m->nfree];
       m->wp = 0;
     }
@@ -48,10 +87,10 @@ gc (struct model *m)
 {
   while (m->nfree < 2)   /* keep one block for the copies */
     {
-      uint32_t best = UINT32_MAX;
-      for (uint32_t b = 0; b < m->blocks; b++)
-        if (m->closed[b] && (best == UINT32_MAX || m->valid[b] < m->valid[best]))
-          best = b;
+      uint32_t best = NONE;
+      for (uint32_t v = 0; v <= m->spb && best == NONE; v++)
+        best = m->head[v];
+      bucket_remove (m, best);
       m->closed[best] = 0;
       for (uint32_t i = 0; i < m->spb; i++)
         {
@@ -125,13 +164,19 @@ main (int argc, char **argv)
   m.valid = calloc (m.blocks, sizeof *m.valid);
   m.freel = malloc (m.blocks * sizeof *m.freel);
   m.closed = calloc (m.blocks, 1);
-  if (!m.map || !m.rev || !m.valid || !m.freel || !m.closed)
+  m.head = malloc ((m.spb + 1) * sizeof *m.head);
+  m.prev = malloc (m.blocks * sizeof *m.prev);
+  m.next = malloc (m.blocks * sizeof *m.next);
+  if (!m.map || !m.rev || !m.valid || !m.freel || !m.closed || !m.head
+      || !m.prev || !m.next)
     {
       fprintf (stderr, "ftl-greedy-ref: out of memory\n");
       return 1;
     }
   for (uint64_t i = 0; i < phys; i++)
     m.rev[i] = -1;
+  for (uint32_t v = 0; v <= m.spb; v++)
+    m.head[v] = NONE;
   for (uint32_t b = 0; b < m.blocks; b++)
     m.freel[m.nfree++] = m.blocks - 1 - b;
   m.cur = m.freel[--m.nfree];
@@ -143,7 +188,7 @@ main (int argc, char **argv)
       if (i >= m.user)
         {
           uint64_t p = (uint64_t) m.map[l];
-          m.valid[p / m.spb]--;
+          kill (&m, (uint32_t) (p / m.spb));
           m.rev[p] = -1;
         }
       if (i == start)

@@ -31,6 +31,8 @@ usage (FILE *out)
 "Workload:\n"
 "  --workload W           rand | zipf | seq | objects | delrewrite | msr | none\n"
 "  --ops N                host requests in the measured phase\n"
+"  --warmup-ops N         rand/zipf/seq: as many requests before it, not\n"
+"                         measured (after the fill)\n"
 "  --writes-x F           or: write F x capacity (default 1)\n"
 "  --bs SIZE              request size (default 4K)\n"
 "  --read-pct P           percentage of reads (read/write mix)\n"
@@ -40,6 +42,11 @@ usage (FILE *out)
 "  --obj-min SIZE --obj-max SIZE  object sizes (objects; 1M / 16M)\n"
 "  --fill F               objects: utilisation target (0.8);\n"
 "                         delrewrite: data written by the 4 writers (0.6)\n"
+"  --exofs-inode-bytes N  delrewrite: exofs-like metadata (inode per write\n"
+"                         and create, directory and super block per create\n"
+"                         and delete); N bytes stored per inode update\n"
+"                         (60 = exofs's inode; 16384 = the OSSD's\n"
+"                         descriptor page; 0 = none, the default)\n"
 "  --trace FILE           MSR Cambridge CSV trace (msr)\n"
 "  --trace-per-disk       one object per (host, disk) instead of one volume\n"
 "  --trace-idle           give inter-arrival gaps > 1 ms to ftl_idle\n"
@@ -106,7 +113,7 @@ enum
   O_BS, O_READ, O_ZIPF, O_SPAN, O_WRITERS, O_OMIN, O_OMAX, O_FILL, O_TRACE,
   O_PERDISK, O_TIDLE, O_IDLE_EVERY, O_IDLE_US, O_SEED, O_PRE, O_PREFILL,
   O_PREMAX, O_PRETOL, O_CSV, O_CDF, O_SAMPLE, O_LABEL, O_JSON, O_PROG,
-  O_NOPROG, O_HELP, O_FSCK,
+  O_NOPROG, O_HELP, O_FSCK, O_WARM, O_EXOFS,
 };
 
 static const struct option longopts[] = {
@@ -130,7 +137,8 @@ static const struct option longopts[] = {
   { "sample-ops", 1, 0, O_SAMPLE }, { "label", 1, 0, O_LABEL },
   { "json", 0, 0, O_JSON }, { "progress", 0, 0, O_PROG },
   { "no-progress", 0, 0, O_NOPROG }, { "help", 0, 0, O_HELP }, { "fsck", 0, 0, O_FSCK },
-  { 0, 0, 0, 0 },
+  { "warmup-ops", 1, 0, O_WARM },
+  { "exofs-inode-bytes", 1, 0, O_EXOFS }, { 0, 0, 0, 0 },
 };
 
 static int
@@ -214,6 +222,8 @@ parse_args (int argc, char **argv, struct sim_opts *o)
       case O_PROG: o->progress = true; break;
       case O_NOPROG: o->progress = false; break;
       case O_FSCK: o->fsck = true; break;
+      case O_EXOFS: o->exofs_inode_bytes = (uint32_t) atoi (optarg); break;
+      case O_WARM: o->warmup_ops = strtoull (optarg, NULL, 10); break;
       case 'h': case O_HELP: usage (stdout); exit (0);
       default: usage (stderr); return -EINVAL;
       }

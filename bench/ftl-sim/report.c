@@ -191,12 +191,14 @@ report_json (struct sim *s, FILE *out, double wall_s, uint64_t rss0,
            "\"waf_last_round\":%.4f},\n", o->precondition ? "true" : "false",
            s->pre_rounds, s->pre_steady ? "true" : "false", s->pre_waf);
   fprintf (out, " \"host\":{\"reads\":%llu,\"writes\":%llu,\"creates\":%llu,"
-           "\"removes\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
+           "\"removes\":%llu,\"attr_updates\":%llu,\"read_bytes\":%llu,"
+           "\"write_bytes\":%llu,"
            "\"enospc\":%llu},\n",
            (unsigned long long) (s->c.reads - s->c0.reads),
            (unsigned long long) (s->c.writes - s->c0.writes),
            (unsigned long long) (s->c.creates - s->c0.creates),
            (unsigned long long) (s->c.removes - s->c0.removes),
+           (unsigned long long) (s->c.attr_updates - s->c0.attr_updates),
            (unsigned long long) rb, (unsigned long long) wb,
            (unsigned long long) (s->c.enospc - s->c0.enospc));
   fprintf (out, " \"ftl\":{\"host_read_sectors\":%llu,"
@@ -233,6 +235,15 @@ report_json (struct sim *s, FILE *out, double wall_s, uint64_t rss0,
            st.read_lat_p99 / 1e3, st.read_lat_p999 / 1e3,
            st.write_lat_p50 / 1e3, st.write_lat_p99 / 1e3,
            st.write_lat_p999 / 1e3);
+  /* a saturated drive (deep queue, perfect scheduling) is as fast as its
+   * busiest die or channel allows (bottleneck law) */
+  double busy = (double) (st.busiest_die_ns > st.busiest_channel_ns
+                          ? st.busiest_die_ns : st.busiest_channel_ns) * 1e-9;
+  fprintf (out, " \"saturated\":{\"kiops\":%.3f,\"write_mbps\":%.2f,"
+           "\"read_mbps\":%.2f,\"busiest_die_s\":%.6f,"
+           "\"busiest_channel_s\":%.6f},\n", busy > 0 ? hops / busy / 1e3 : 0,
+           busy > 0 ? wb / busy / 1e6 : 0, busy > 0 ? rb / busy / 1e6 : 0,
+           st.busiest_die_ns * 1e-9, st.busiest_channel_ns * 1e-9);
   fprintf (out, " \"trace\":{\"records\":%llu,\"reads\":%llu,\"writes\":%llu,"
            "\"wrapped\":%llu,\"skipped\":%llu},\n",
            (unsigned long long) s->trace_records,

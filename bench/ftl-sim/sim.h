@@ -36,6 +36,7 @@ struct sim_opts
   /* workload */
   enum sim_workload wl;
   uint64_t ops;               /* host requests of the measured phase */
+  uint64_t warmup_ops;        /* rand/zipf/seq: requests before it */
   double writes_x;            /* or: host bytes written / capacity */
   uint32_t bs;                /* request size, bytes */
   double read_pct;            /* 0..100 */
@@ -44,6 +45,8 @@ struct sim_opts
   uint32_t writers;           /* objects / delrewrite */
   uint64_t obj_min, obj_max;  /* object sizes, bytes */
   double fill;                /* objects: target utilisation */
+  uint32_t exofs_inode_bytes; /* delrewrite: exofs-like metadata traffic,
+                                 bytes written per inode update (0 = none) */
   const char *trace;          /* MSR CSV */
   bool trace_per_disk;        /* one object per (host, disk) */
   bool trace_idle;            /* gaps between records -> ftl_idle */
@@ -64,6 +67,7 @@ struct sim_opts
 struct sim_counters
 {
   uint64_t reads, writes, creates, removes;   /* requests */
+  uint64_t attr_updates;      /* set-attribute requests */
   uint64_t read_bytes, write_bytes;
   uint64_t enospc;            /* writes refused (objects workload) */
 };
@@ -108,6 +112,8 @@ int sim_write (struct sim *s, uint64_t oid, uint64_t off, uint64_t len);
 int sim_read (struct sim *s, uint64_t oid, uint64_t off, uint64_t len);
 int sim_create (struct sim *s, uint64_t oid);
 int sim_remove (struct sim *s, uint64_t oid);
+int sim_set_attr (struct sim *s, uint64_t oid, uint32_t page, uint32_t number,
+                  uint32_t len);
 int sim_make_volume (struct sim *s, uint64_t sectors);
 void sim_phase (struct sim *s, const char *name, uint64_t total_ops);
 void sim_tick (struct sim *s);
@@ -131,6 +137,12 @@ sim_rand01 (struct sim *s)
 int wl_run (struct sim *s);
 const char *wl_name (enum sim_workload w);
 int wl_parse (const char *name, enum sim_workload *out);
+
+/* exofs.c: exofs-like metadata around the object calls (--exofs-inode-bytes) */
+int exofs_mkfs (struct sim *s);
+int exofs_create (struct sim *s, uint64_t oid);
+int exofs_write (struct sim *s, uint64_t oid, uint64_t off, uint64_t len);
+int exofs_unlink (struct sim *s, uint64_t oid);
 
 /* precondition.c */
 int precondition_run (struct sim *s);

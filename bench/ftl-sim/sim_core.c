@@ -159,6 +159,25 @@ sim_remove (struct sim *s, uint64_t oid)
   return 0;
 }
 
+int
+sim_set_attr (struct sim *s, uint64_t oid, uint32_t page, uint32_t number,
+              uint32_t len)
+{
+  ftl_error err = { { 0 } };
+  if (len > s->buflen)
+    len = (uint32_t) s->buflen;
+  int r = ftl_set_attr (s->ftl, SIM_PID, oid, page, number, s->buf, len, &err);
+  if (r < 0)
+    {
+      fprintf (stderr, "ftl-sim: setting attribute %u:%u of object %llu "
+               "failed: %s\n", page, number, (unsigned long long) oid,
+               err.msg[0] ? err.msg : strerror (-r));
+      return r;
+    }
+  s->c.attr_updates++;
+  return 0;
+}
+
 /* The block volume: one object of `sectors` sectors (its length is set so
  * that reads of unwritten sectors are not short). */
 int

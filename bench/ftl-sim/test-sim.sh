@@ -2,7 +2,8 @@
 # test-sim.sh - quick TAP test of ftl-sim (make test): a few seconds of
 # each workload kind on a tiny device, with sanity checks: WAF >= 1, at
 # most 2 NAND reads per host read in the split-DFTL mode, trace replay
-# counts equal to the trace's, CSV/CDF outputs well formed.
+# counts equal to the trace's, exofs-like metadata requests, warm-up not
+# measured, CSV/CDF outputs well formed.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -57,6 +58,14 @@ check objects '.ftl.waf >= 1 and .host.creates > 10 and .host.removes > 0' \
 sim delrw --workload delrewrite --bs 64K --alloc per-object --fsck
 check delrw '.host.removes == 2 and .ftl.waf >= 1' \
   "delete-and-rewrite scenario" '.host'
+
+sim exofs --workload delrewrite --bs 64K --alloc index-data --exofs-inode-bytes 4096 --fsck
+check exofs '.host.removes == 2 and .host.creates == 8 and .host.attr_updates >= .host.writes / 2 and .ftl.waf >= 1' \
+  "delete-and-rewrite with exofs-like metadata (super block, root directory, inode per write), fsck clean" '.host'
+
+sim warm --workload rand --read-pct 50 --warmup-ops 3000 --ops 2000 --map dftl
+check warm '.host.reads + .host.writes == 2000 and .saturated.kiops >= .virtual.kiops and .saturated.kiops > 0' \
+  "warm-up requests are not measured; saturated throughput >= queue-depth-1 throughput" '{host, virtual, saturated}'
 
 sim split --workload rand --read-pct 70 --writes-x 1 --map dftl-split \
   --cache-frac 0.1 --cdf "$work/split.cdf"

@@ -4,8 +4,10 @@
  *   seq         sequential requests, wrapping at the end of the span
  *   objects     W writers create objects of random size in bs requests;
  *               random whole objects are deleted above the fill target
+ *               (exofs-like metadata with --exofs-inode-bytes too)
  *   delrewrite  4 writers fill with one file each, 2 files are deleted,
- *               2 writers write the same amount again (OSSD slides)
+ *               2 writers write the same amount again (OSSD slides); with
+ *               --exofs-inode-bytes, the metadata exofs adds (exofs.c)
  * --read-pct turns rand/zipf/seq/objects into read/write mixes. */
 #include <errno.h>
 #include <math.h>
@@ -143,13 +145,19 @@ run_volume (struct sim *s)
   struct zipf z = { 0 };
   if (o->wl == WL_ZIPF && (r = zipf_init (&z, units, o->zipf_theta)) < 0)
     return r;
-  if ((r = sim_measure_begin (s)) < 0)
-    return r;
   uint64_t n = wl_ops (s), seq = 0;
   double rp = o->read_pct / 100.0;
-  sim_phase (s, wl_name (o->wl), n);
-  for (uint64_t i = 0; i < n && r == 0; i++)
+  /* --warmup-ops: the same requests, not measured (fills the mapping
+   * cache and creates the translation pages) */
+  sim_phase (s, "warm-up", o->warmup_ops);
+  for (uint64_t i = 0; i < o->warmup_ops + n && r == 0; i++)
     {
+      if (i == o->warmup_ops)
+        {
+          if ((r = sim_measure_begin (s)) < 0)
+            return r;
+          sim_phase (s, wl_name (o->wl), n);
+        }
       uint64_t u;
       if (o->wl == WL_ZIPF)
         u = zipf_next (&z, s);
@@ -184,7 +192,7 @@ writer_start (struct sim *s, struct writer *w, uint64_t *next_oid,
   w->oid = (*next_oid)++;
   w->size = size;
   w->done = 0;
-  return sim_create (s, w->oid);
+  return exofs_create (s, w->oid);
 }
 
 static uint64_t
@@ -204,9 +212,12 @@ run_objects (struct sim *s)
   struct writer *w = calloc (nw, sizeof *w);
   size_t cap = 1024, nlive = 0;
   struct live_obj *live = malloc (cap * sizeof *live);
-  uint64_t next_oid = 100, used = 0, cap_bytes = s->cap_sectors * SIM_SECTOR;
+  uint64_t next_oid = o->exofs_inode_bytes ? 0x10003 : 100, used = 0;
+  uint64_t cap_bytes = s->cap_sectors * SIM_SECTOR;
   double rp = o->read_pct / 100.0;
   int r = w && live ? 0 : -ENOMEM;
+  if (r == 0)
+    r = exofs_mkfs (s);
   for (uint32_t i = 0; i < nw && r == 0; i++)
     r = writer_start (s, &w[i], &next_oid, rand_size (s));
   if (r == 0)
@@ -228,12 +239,12 @@ run_objects (struct sim *s)
              && (double) (used + nw * o->bs) > o->fill * (double) cap_bytes)
         {
           size_t k = sim_rand (s) % nlive;
-          r = sim_remove (s, live[k].oid);
+          r = exofs_unlink (s, live[k].oid);
           used -= live[k].size;
           live[k] = live[--nlive];
         }
       struct writer *x = &w[sim_rand (s) % nw];
-      r = r ? r : sim_write (s, x->oid, x->done, o->bs);
+      r = r ? r : exofs_write (s, x->oid, x->done, o->bs);
       if (r == -ENOSPC && nlive)
         {
           r = 0;   /* drive full: the delete loop frees room next time */
@@ -281,7 +292,7 @@ write_files (struct sim *s, struct writer *w, uint32_t nw)
       struct writer *x = &w[sim_rand (s) % nw];
       if (x->done >= x->size)
         continue;
-      r = sim_write (s, x->oid, x->done, o->bs);
+      r = exofs_write (s, x->oid, x->done, o->bs);
       x->done += o->bs;
       if (x->done >= x->size)
         left--;
@@ -302,19 +313,21 @@ run_delrewrite (struct sim *s)
       return -EINVAL;
     }
   struct writer w[4];
-  uint64_t next_oid = 100;
-  int r = 0;
+  /* exofs numbers objects after its super block, device table and root */
+  uint64_t next_oid = o->exofs_inode_bytes ? 0x10003 : 100;
+  int r = sim_measure_begin (s);   /* the whole scenario is measured */
+  if (r == 0)
+    r = exofs_mkfs (s);
   for (int i = 0; i < 4 && r == 0; i++)
     r = writer_start (s, &w[i], &next_oid, file);
-  if (r == 0)
-    r = sim_measure_begin (s);   /* the whole scenario is measured */
   if (r < 0)
     return r;
   sim_phase (s, "write4", 4 * file / o->bs);
   if ((r = write_files (s, w, 4)) < 0)
     return r;
   sim_phase (s, "delete2", 2);
-  if ((r = sim_remove (s, w[0].oid)) < 0 || (r = sim_remove (s, w[2].oid)) < 0)
+  if ((r = exofs_unlink (s, w[0].oid)) < 0
+      || (r = exofs_unlink (s, w[2].oid)) < 0)
     return r;
   sim_phase (s, "rewrite2", 4 * file / o->bs);
   for (int i = 0; i < 2 && r == 0; i++)

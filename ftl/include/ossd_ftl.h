@@ -316,6 +316,10 @@ struct ftl_stats
   /* read/write latency percentiles, virtual time, ns */
   uint64_t read_lat_p50, read_lat_p99, read_lat_p999;
   uint64_t write_lat_p50, write_lat_p99, write_lat_p999;
+  /* work given to the busiest die and the busiest channel (ns): the
+   * larger is the time a drive kept saturated (a deep queue, perfect
+   * scheduling) needs for the same operations */
+  uint64_t busiest_die_ns, busiest_channel_ns;
 };
 int ftl_get_stats (ftl_t *ftl, struct ftl_stats *st, ftl_error *err);
 void ftl_reset_stats (ftl_t *ftl);

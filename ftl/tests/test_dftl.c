@@ -1,6 +1,10 @@
 /* test_dftl.c - mapping modes and allocation policies: the demand-cached
  * mapping (one LRU vs clean/dirty split; in split mode a host read never
- * writes a translation page and costs at most two NAND reads), data
+ * writes a translation page and costs at most two NAND reads), the batch
+ * update of plain DFTL (an evicted dirty entry writes its translation page
+ * with all its dirty entries), the split mode's write path (a write miss
+ * reads nothing; a full dirty area writes back the page with the most dirty
+ * entries), a read miss's translation read before its data read, data
  * integrity and fsck in every mode, reopen, and the delete-and-rewrite
  * scenario where per-object update blocks need fewer GC copies than the
  * unified policy (REMOVE invalidates at once: informed cleaning). */
@@ -246,6 +250,155 @@ test_alloc_policies_delete_rewrite (void **state)
   assert_true (eo <= eu);
 }
 
+/* A metadata-only drive of 4 dies x 128 blocks x 256 pages x 16 KiB
+ * (2 GiB raw): room for many translation pages (4096 entries each). */
+static ftl_t *
+make_none (enum ftl_mapping_mode m, double frac, const char *profile)
+{
+  struct ftl_config c;
+  ftl_config_defaults (&c, profile, NULL);
+  c.channels = 2;
+  c.ways = 2;
+  c.blocks_per_plane = 128;
+  c.pages_per_block = 256;
+  c.mapping_mode = m;
+  c.mapping_cache_fraction = frac;
+  ftl_t *f = NULL;
+  ftl_error e = { "" };
+  if (ftl_format ("none:", &c, &f, &e))
+    fail_msg ("format: %s", e.msg);
+  assert_int_equal (ftl_create_object (f, 0, 1, &e), 0);
+  return f;
+}
+
+static void
+write_sector (ftl_t *f, uint64_t s)
+{
+  static uint8_t w[4096];
+  ftl_error e = { "" };
+  assert_int_equal (ftl_write (f, 0, 1, s * 4096, w, 4096, &e), 0);
+}
+
+/* Plain DFTL, a 64-entry cache, sequential writes inside one translation
+ * page: each dirty eviction writes the page back with all 64 cached dirty
+ * entries, so the next 63 evictions are clean: one translation write per
+ * 64 host writes (one per host write without the batch update). */
+static void
+test_plain_dftl_batch_update (void **state)
+{
+  ftl_t *f = make_none (FTL_MAP_DFTL, 1e-9, "ram-fast");
+  const uint64_t n = 2048;
+  for (uint64_t s = 0; s < n; s++)
+    write_sector (f, s);
+  struct ftl_stats st;
+  ftl_error e = { "" };
+  assert_int_equal (ftl_get_stats (f, &st, &e), 0);
+  fprintf (stderr, "# plain batch update: %llu writes, %llu evictions, "
+           "%llu translation writes\n", (unsigned long long) n,
+           (unsigned long long) st.map_cache_evictions,
+           (unsigned long long) st.map_writes);
+  assert_int_equal (st.map_cache_evictions, n - 64);
+  assert_true (st.map_writes >= (n - 64) / 64 && st.map_writes <= n / 64 + 1);
+  ftl_close (f);
+}
+
+/* Split mode: a write miss reads no translation page (the entry is
+ * appended to the dirty area); translation reads come only from the batch
+ * updates' read-modify-writes, one each.  Plain DFTL reads one for every
+ * write miss. */
+static void
+test_split_write_miss_reads_nothing (void **state)
+{
+  enum ftl_mapping_mode modes[] = { FTL_MAP_DFTL_SPLIT, FTL_MAP_DFTL };
+  for (int k = 0; k < 2; k++)
+    {
+      ftl_t *f = make_none (modes[k], 0.002, "ram-fast");
+      uint64_t seed = 99;
+      const uint64_t span = 8 * 4096;   /* 8 translation pages */
+      for (uint64_t s = 0; s < span; s++)
+        write_sector (f, s);
+      ftl_reset_stats (f);
+      for (int i = 0; i < 20000; i++)
+        write_sector (f, rng (&seed) % span);
+      struct ftl_stats st;
+      ftl_error e = { "" };
+      assert_int_equal (ftl_get_stats (f, &st, &e), 0);
+      fprintf (stderr, "# %s random writes: misses %llu, translation reads "
+               "%llu, writes %llu\n", ftl_mapping_mode_name (modes[k]),
+               (unsigned long long) st.map_cache_misses,
+               (unsigned long long) st.map_reads,
+               (unsigned long long) st.map_writes);
+      assert_true (st.map_cache_misses > 10000);
+      if (modes[k] == FTL_MAP_DFTL_SPLIT)
+        {
+          assert_true (st.map_writes > 0);
+          assert_int_equal (st.map_reads, st.map_writes);
+        }
+      else
+        assert_true (st.map_reads >= st.map_cache_misses);
+      ftl_close (f);
+    }
+}
+
+/* Split mode: the dirty area full of one entry from each of 20 pages
+ * (written first, so least recent) and the rest from one page X; one more
+ * entry of X overflows it.  The batch update takes X, the dirtiest page,
+ * which frees room for the following writes: one translation write.  An
+ * LRU victim would take the singletons, one entry per write-back. */
+static void
+test_split_batch_update_takes_dirtiest_page (void **state)
+{
+  ftl_t *f = make_none (FTL_MAP_DFTL_SPLIT, 0.005, "ram-fast");
+  struct ftl_device_info di;
+  ftl_error e = { "" };
+  assert_int_equal (ftl_get_info (f, &di, &e), 0);
+  uint64_t cap = (uint64_t) (0.005 * (double) (di.capacity_bytes / 4096));
+  uint64_t dirty_cap = cap / 2;
+  const uint64_t epc = 4096, x = 30 * epc, y = 31 * epc;
+  assert_true (dirty_cap > 100 && dirty_cap < epc);
+  for (uint64_t p = 0; p < 20; p++)
+    write_sector (f, (p + 1) * epc);
+  for (uint64_t i = 0; i < dirty_cap - 20; i++)
+    write_sector (f, x + i);
+  ftl_reset_stats (f);
+  write_sector (f, x + dirty_cap);              /* overflow */
+  for (uint64_t i = 0; i < dirty_cap / 2; i++)  /* room made by it */
+    write_sector (f, y + i);
+  struct ftl_stats st;
+  assert_int_equal (ftl_get_stats (f, &st, &e), 0);
+  fprintf (stderr, "# split: dirty area %llu entries, translation writes "
+           "after the overflow %llu\n", (unsigned long long) dirty_cap,
+           (unsigned long long) st.map_writes);
+  assert_int_equal (st.map_writes, 1);
+  ftl_close (f);
+}
+
+/* A read that misses the cache reads the translation page, then the data:
+ * with the default timing (tR 40 us) it takes at least two reads' time. */
+static void
+test_read_miss_waits_for_translation (void **state)
+{
+  ftl_t *f = make_none (FTL_MAP_DFTL_SPLIT, 0.002, "default");
+  ftl_error e = { "" };
+  for (uint64_t s = 0; s < 3 * 4096; s++)
+    write_sector (f, s);
+  assert_int_equal (ftl_drop_caches (f, &e), 0);
+  assert_int_equal (ftl_idle (f, 50000000, &e), 0);   /* dies go idle */
+  ftl_reset_stats (f);
+  uint8_t r[4096];
+  size_t got;
+  assert_int_equal (ftl_read (f, 0, 1, 4096 * 4096 / 2, r, 4096, &got, &e), 0);
+  struct ftl_stats st;
+  assert_int_equal (ftl_get_stats (f, &st, &e), 0);
+  fprintf (stderr, "# cold read: %llu NAND reads, latency %llu ns\n",
+           (unsigned long long) st.nand_reads,
+           (unsigned long long) st.read_lat_p50);
+  assert_int_equal (st.map_cache_misses, 1);
+  assert_int_equal (st.nand_reads, 2);
+  assert_true (st.read_lat_p50 >= 2 * 40000);
+  ftl_close (f);
+}
+
 static void
 test_names (void **state)
 {
@@ -267,6 +420,10 @@ main (void)
     cmocka_unit_test (test_full_cache_hits),
     cmocka_unit_test (test_dftl_reopen),
     cmocka_unit_test (test_alloc_policies_delete_rewrite),
+    cmocka_unit_test (test_plain_dftl_batch_update),
+    cmocka_unit_test (test_split_write_miss_reads_nothing),
+    cmocka_unit_test (test_split_batch_update_takes_dirtiest_page),
+    cmocka_unit_test (test_read_miss_waits_for_translation),
     cmocka_unit_test (test_names),
   };
   return cmocka_run_group_tests_name ("ftl_dftl", tests, NULL, NULL);

@@ -279,6 +279,16 @@ test_timing_model (void **state)
            (unsigned long long) serial);
   assert_true (st.virtual_time_ns >= serial / 4);
   assert_true (st.virtual_time_ns < serial / 2);
+  /* the work each die was given: 16 programs (transfer + tPROG) each on
+   * the busiest, and the channels 32 transfers each */
+  uint64_t xfer = 16384ull * 1000 / 800;
+  fprintf (stderr, "# busiest die %llu ns, busiest channel %llu ns\n",
+           (unsigned long long) st.busiest_die_ns,
+           (unsigned long long) st.busiest_channel_ns);
+  assert_true (st.busiest_die_ns >= 16 * (200000 + xfer));
+  assert_true (st.busiest_die_ns <= 18 * (200000 + xfer));
+  assert_true (st.busiest_channel_ns >= 32 * xfer
+               && st.busiest_channel_ns <= 36 * xfer);
   /* reads: tR 40 us + 4 KiB over an 800 MB/s channel */
   ftl_reset_stats (f);
   size_t n;
@@ -290,6 +300,9 @@ test_timing_model (void **state)
            (unsigned long long) st.read_lat_p50,
            (unsigned long long) st.read_lat_p99);
   assert_true (st.read_lat_p50 >= 40000 && st.read_lat_p50 < 60000);
+  /* busy time restarts with the statistics: 100 reads of a sector */
+  assert_true (st.busiest_die_ns >= 25 * (40000 + xfer / 4)
+               && st.busiest_die_ns <= 100 * (40000 + xfer / 4));
   assert_int_equal (st.host_reads, 100);
   assert_int_equal (st.nand_reads, 100);
   assert_true (st.nand_reads_per_host_read == 1.0);
