@@ -3,7 +3,7 @@
  * not recompute the checksum of every page each time.
  *
  * With data checksums on, the checksum of each 8 KiB page was a quarter of
- * a warm drive scan's CPU (TPC-H SF 1, bench/results/drivescan.txt), where
+ * a warm drive scan's CPU (perf of the drive on TPC-H Q6 at SF 1), where
  * PostgreSQL itself verifies a page once, when it enters shared buffers.
  * A page's checksum depends only on its bytes and its block number, and a
  * reader that hands out pages in place can name their bytes
@@ -58,6 +58,13 @@ fingerprint (uint64_t page_id, uint32_t blkno)
   return fp ? fp : 1;           /* 0 marks an empty slot */
 }
 
+/* The bucket of fingerprint fp: CACHE_WAYS slots from a multiple of it. */
+static _Atomic uint64_t *
+bucket_of (const struct ossd_checksum_cache *c, uint64_t fp)
+{
+  return (_Atomic uint64_t *) &c->slot[fp & c->mask & ~(uint64_t) (CACHE_WAYS - 1)];
+}
+
 int
 ossd_checksum_cache_new (uint64_t pages, struct ossd_checksum_cache **out)
 {
@@ -85,9 +92,7 @@ void
 ossd_checksum_cache_prefetch (const struct ossd_checksum_cache *c, uint64_t page_id,
                               uint32_t blkno)
 {
-  uint64_t fp = fingerprint (page_id, blkno);
-
-  __builtin_prefetch ((const void *) &c->slot[fp & c->mask & ~(uint64_t) (CACHE_WAYS - 1)]);
+  __builtin_prefetch ((const void *) bucket_of (c, fingerprint (page_id, blkno)));
 }
 
 bool
@@ -95,13 +100,11 @@ ossd_checksum_cache_known (struct ossd_checksum_cache *c, uint64_t page_id,
                            uint32_t blkno)
 {
   uint64_t fp = fingerprint (page_id, blkno);
-  _Atomic uint64_t *bucket = &c->slot[fp & c->mask & ~(uint64_t) (CACHE_WAYS - 1)];
+  _Atomic uint64_t *bucket = bucket_of (c, fp);
 
   for (int i = 0; i < CACHE_WAYS; i++)
     if (atomic_load_explicit (&bucket[i], memory_order_relaxed) == fp)
-      {
-        return true;
-      }
+      return true;
   return false;
 }
 
@@ -110,7 +113,7 @@ ossd_checksum_cache_note (struct ossd_checksum_cache *c, uint64_t page_id,
                           uint32_t blkno)
 {
   uint64_t fp = fingerprint (page_id, blkno);
-  _Atomic uint64_t *bucket = &c->slot[fp & c->mask & ~(uint64_t) (CACHE_WAYS - 1)];
+  _Atomic uint64_t *bucket = bucket_of (c, fp);
   int way = (int) (fp >> 60) % CACHE_WAYS;
 
   for (int i = 0; i < CACHE_WAYS; i++)

@@ -805,7 +805,6 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
   return flush (w, false) < 0 ? -1 : 0;
 }
 
-/* Scan one page already in memory. */
 /* The page's PostgreSQL checksum is good: verified now, or before for
  * the same bytes (page_id, checksum_cache.c). */
 static bool
@@ -830,6 +829,8 @@ page_checksum_good (struct worker *w, const uint8_t *page, uint64_t page_id,
   return true;
 }
 
+/* Scan one page already in memory; page_id names its bytes (0: no name,
+ * see map_blocks). */
 static int
 scan_page (struct worker *w, uint32_t target, uint32_t block,
            const uint8_t *page, uint64_t page_id)

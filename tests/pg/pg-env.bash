@@ -32,8 +32,9 @@ drive_access=(--group postgres -- slots=64)
 drive_start () {
   "$ctl" device start --image "$work/drive.img" --size "${1:-4G}" --volume 64M "${drive_access[@]}"
 }
-# ... and the same when it starts again on its image
-drive_restart () { "$ctl" device start --image "$work/drive.img" "${drive_access[@]}"; }
+# ... and the same when it starts again on its image (ARGS: more options
+# of device start, e.g. --profile NAME)
+drive_restart () { "$ctl" device start --image "$work/drive.img" "$@" "${drive_access[@]}"; }
 
 pgenv_up () {
   pgenv_init "$1"
