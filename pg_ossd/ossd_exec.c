@@ -129,6 +129,7 @@ typedef struct OssdSharedInstr
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_FIELD)
 	char		kernel_mode_used[32];
 	OssdArrayInstr array;		/* per drive of an array (ossd_array.c) */
+	OssdJoinFilterInstr join_filter;	/* ossd_joinfilter.c */
 	/* a partial scan's blocks: [0, nblocks) in chunks of chunk_blocks */
 	BlockNumber nblocks;
 	uint32		chunk_blocks;
@@ -218,6 +219,7 @@ ossd_merge_instr(OssdScanState *ss)
 #define OSSD_INSTR_PUT(f) si->f += ss->f;
 		OSSD_INSTR_COUNTERS(OSSD_INSTR_PUT)
 		ossd_array_instr_put(ss, &si->array);
+		ossd_joinfilter_instr_put(ss, &si->join_filter);
 		if (strcmp(ss->kernel_mode_used, "none") != 0)
 			strlcpy(si->kernel_mode_used, ss->kernel_mode_used, sizeof(si->kernel_mode_used));
 	}
@@ -226,6 +228,7 @@ ossd_merge_instr(OssdScanState *ss)
 #define OSSD_INSTR_TAKE(f) ss->f += si->f;
 		OSSD_INSTR_COUNTERS(OSSD_INSTR_TAKE)
 		ossd_array_instr_take(ss, &si->array);
+		ossd_joinfilter_instr_take(ss, &si->join_filter);
 		if (si->kernel_mode_used[0] && strcmp(ss->kernel_mode_used, "none") == 0)
 			strlcpy(ss->kernel_mode_used, si->kernel_mode_used, sizeof(ss->kernel_mode_used));
 	}
@@ -245,6 +248,7 @@ ossd_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordi
 #define OSSD_INSTR_ZERO(f) si->f = 0;
 	OSSD_INSTR_COUNTERS(OSSD_INSTR_ZERO)
 	memset(&si->array, 0, sizeof(si->array));
+	memset(&si->join_filter, 0, sizeof(si->join_filter));
 	si->kernel_mode_used[0] = '\0';
 	SpinLockRelease(&si->mutex);
 	/* the workers are gone: the chunks are handed out anew */
@@ -1803,6 +1807,8 @@ ossd_rescan(CustomScanState *node)
 	}
 	ss->started = false;
 	ss->finished = false;
+	if (ss->jf)
+		ossd_joinfilter_rescan(ss);
 	ss->nhost_blocks = 0;
 	ss->host_next = 0;
 	ss->nvis = ss->vis_next = 0;

@@ -37,6 +37,23 @@ typedef struct OssdArrayInstr
 	uint64		bytes[OSSD_INSTR_MAX_DRIVES];
 } OssdArrayInstr;
 
+/*
+ * A join filter's statistics (ossd_joinfilter.c), added up over the
+ * processes of a parallel scan as the other counters are.
+ */
+typedef struct OssdJoinFilterInstr
+{
+	uint64		builds;			/* filters made from a hash table */
+	uint64		sent;			/* builds that sent filters */
+	uint64		keys_sent;		/* distinct keys, summed over keys and builds */
+	uint64		bytes_sent;
+	uint64		dropped;		/* rows the drive dropped */
+	bool		used_exact;
+	bool		used_bloom;
+	bool		spilled;		/* a build read batch files too */
+	char		skipped[64];	/* why a build sent nothing, or "" */
+} OssdJoinFilterInstr;
+
 /* One stream of a scan: one drive's SCAN, read by its own thread */
 typedef struct OssdStreamReader
 {
@@ -222,5 +239,8 @@ extern void ossd_array_instr_take(OssdScanState *ss, OssdArrayInstr *ai);
 extern void ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits);
 extern void ossd_joinfilter_count(OssdScanState *ss, uint64 dropped);
 extern void ossd_joinfilter_explain(OssdScanState *ss, struct ExplainState *es);
+extern void ossd_joinfilter_rescan(OssdScanState *ss);
+extern void ossd_joinfilter_instr_put(OssdScanState *ss, OssdJoinFilterInstr *ji);
+extern void ossd_joinfilter_instr_take(OssdScanState *ss, OssdJoinFilterInstr *ji);
 
 #endif							/* OSSD_EXEC_H */

@@ -10,8 +10,7 @@
  * Planning (a planner_hook post-pass over the finished plan).  A HashJoin
  * qualifies when its join type drops probe rows that match nothing (INNER,
  * SEMI, RIGHT; never LEFT, FULL, ANTI, whose unmatched outer rows are
- * output), it is not a parallel hash join (a shared table is only complete
- * after every participant built its part), its outer plan is an
+ * output), its outer plan is an
  * OssdScan of a base relation in rows mode, and it is not a foreign key
  * into a whole table, which drops nothing (join_filter_pays).  Each hash clause outer_col =
  * inner_expr whose outer side is a plain column of the scanned relation,
@@ -38,12 +37,16 @@
  * tree, the HashJoinState above each filtered OssdScan.  When the scan
  * starts (and on every rescan: a rescanned join may have built a new
  * table), the keys of every tuple of the hash table -- its buckets and its
- * skew buckets -- are computed with the Hash node's own key expressions,
+ * skew buckets, or a parallel hash join's shared buckets, complete once
+ * every participant passed the build barrier, which comes before any asks
+ * the outer side for a row -- are computed with the Hash node's own key expressions,
  * normalised, de-duplicated, and sent as an exact set when few, else as a
  * Bloom filter of about 1% false positives, capped in size.  A table that
  * spilled to batch files (nbatch > 1) holds only the first batch in
  * memory: the keys of the other batches are read from their files (the
- * first batch's alone would drop rows that join in later batches).  NULL
+ * first batch's alone would drop rows that join in later batches); a
+ * parallel table that spilled gets no filter (its batch files are shared
+ * tuplestores the join reads in parallel).  NULL
  * keys are never added; the drive drops NULL probe keys.
  *
  *-------------------------------------------------------------------------
@@ -98,16 +101,19 @@ typedef struct OssdJoinFilter
 	OssdJoinFilterKey *keys;
 	HashJoinState *hj;
 	MemoryContext build_cxt;	/* the last build's filters */
-	/* statistics over all builds (EXPLAIN ANALYZE) */
-	uint64		builds;
-	uint64		sent;			/* builds that sent filters */
-	uint64		keys_sent;		/* distinct keys, summed over keys and builds */
-	uint64		bytes_sent;
-	uint64		dropped;		/* rows the drive dropped */
-	bool		used_exact;
-	bool		used_bloom;
-	bool		spilled;		/* a build read batch files too */
+
+	/*
+	 * The last build, sent again with each chunk of a partial scan: the
+	 * table does not change while one loop of the scan reads it (it is
+	 * complete before the join asks for a probe row; a rescan may build
+	 * another).
+	 */
+	bool		built;
+	HashJoinTable built_from;
+	Ossd__JoinFilter **filters;
+	int			nfilters;
 	const char *skipped;		/* why the last build sent nothing */
+	OssdJoinFilterInstr st;		/* over all builds (EXPLAIN ANALYZE) */
 } OssdJoinFilter;
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
@@ -317,7 +323,7 @@ mark_plan(Plan *plan)
 
 		if ((hj->join.jointype == JOIN_INNER || hj->join.jointype == JOIN_SEMI ||
 			 hj->join.jointype == JOIN_RIGHT) &&
-			!plan->parallel_aware && hash && IsA(hash, Hash) && !hash->parallel_aware &&
+			hash && IsA(hash, Hash) &&
 			outer && IsA(outer, CustomScan) &&
 			((CustomScan *) outer)->methods == &ossd_scan_plan_methods &&
 			((CustomScan *) outer)->scan.scanrelid > 0 &&
@@ -560,8 +566,8 @@ make_filter(OssdJoinFilter *jf, OssdJoinFilterKey *key, KeySet *ks)
 		f->keys.data = buf;
 		f->keys.len = pos;
 		f->key_count = (uint32) ks->n;
-		jf->used_exact = true;
-		jf->bytes_sent += pos;
+		jf->st.used_exact = true;
+		jf->st.bytes_sent += pos;
 	}
 	else
 	{
@@ -578,10 +584,10 @@ make_filter(OssdJoinFilter *jf, OssdJoinFilterKey *key, KeySet *ks)
 		f->hashes = k;
 		f->bloom.data = bits;
 		f->bloom.len = bytes;
-		jf->used_bloom = true;
-		jf->bytes_sent += bytes;
+		jf->st.used_bloom = true;
+		jf->st.bytes_sent += bytes;
 	}
-	jf->keys_sent += ks->n;
+	jf->st.keys_sent += ks->n;
 	return f;
 }
 
@@ -661,6 +667,46 @@ fill_tuple(FillState *fs, MinimalTuple tuple)
 	ResetExprContext(fs->econtext);
 }
 
+/* The tuples of a private hash table's in-memory batch, skew buckets too. */
+static void
+fill_private_buckets(FillState *fs, HashJoinTable ht)
+{
+	for (int b = 0; b < ht->nbuckets + ht->nSkewBuckets; b++)
+	{
+		HashJoinTuple t;
+
+		if (b < ht->nbuckets)
+			t = ht->buckets.unshared[b];
+		else
+			t = ht->skewBucket[ht->skewBucketNums[b - ht->nbuckets]]->tuples;
+		for (; t != NULL; t = t->next.unshared)
+			fill_tuple(fs, HJTUPLE_MINTUPLE(t));
+	}
+}
+
+/*
+ * The tuples of a parallel hash table's one batch, in shared memory: every
+ * participant built its part before any asks the outer side for a row
+ * (PHJ's build barrier), so each sees the whole table.  A shared table has
+ * no skew buckets.
+ */
+static void
+fill_shared_buckets(FillState *fs, HashJoinTable ht)
+{
+	for (int b = 0; b < ht->nbuckets; b++)
+	{
+		dsa_pointer p = dsa_pointer_atomic_read(&ht->buckets.shared[b]);
+
+		while (DsaPointerIsValid(p))
+		{
+			HashJoinTuple t = (HashJoinTuple) dsa_get_address(ht->area, p);
+
+			fill_tuple(fs, HJTUPLE_MINTUPLE(t));
+			p = t->next.shared;
+		}
+	}
+}
+
 /*
  * The tuples of one spilled batch file, as ExecHashJoinSaveTuple wrote
  * them (hash value, then the minimal tuple).  The file is read from its
@@ -699,10 +745,33 @@ fill_batch_file(FillState *fs, BufFile *file)
 	}
 }
 
+/* The reason a build sent nothing, kept for EXPLAIN beside the counters. */
+static void
+note_skipped(OssdJoinFilter *jf)
+{
+	strlcpy(jf->st.skipped, jf->skipped, sizeof(jf->st.skipped));
+}
+
+static void
+add_instr(OssdJoinFilterInstr *to, const OssdJoinFilterInstr *from)
+{
+	to->builds += from->builds;
+	to->sent += from->sent;
+	to->keys_sent += from->keys_sent;
+	to->bytes_sent += from->bytes_sent;
+	to->dropped += from->dropped;
+	to->used_exact |= from->used_exact;
+	to->used_bloom |= from->used_bloom;
+	to->spilled |= from->spilled;
+	if (to->skipped[0] == '\0')
+		strlcpy(to->skipped, from->skipped, sizeof(to->skipped));
+}
+
 /*
  * Fill sc->join_filters from the join's hash table as it is now.  Called
- * when the drive scan starts (each loop).  The filters live in the
- * filter's build context until the next build.
+ * for each SCAN the scan sends (a partial scan sends one per chunk): the
+ * first of each loop builds the filters, the others send them again.  The
+ * filters live in the filter's build context until the next build.
  *
  * A table of at most JF_STREAM_TUPLES tuples all in memory gives exact
  * sets where few enough distinct keys (else Bloom filters sized for the
@@ -723,22 +792,35 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 
 	if (jf == NULL || jf->nkeys == 0)
 		return;
-	jf->builds++;
-	jf->skipped = NULL;
 	ht = jf->hj->hj_HashTable;
+	if (jf->built && jf->built_from == ht)
+	{
+		sc->join_filters = jf->filters;
+		sc->n_join_filters = jf->nfilters;
+		return;
+	}
+	jf->built = false;
+	jf->skipped = NULL;
 	if (!ossd_join_filter)
 		jf->skipped = "ossd.join_filter is off";
 	else if (!(feature_bits & OSSD_FEATURE_JOIN_FILTER))
 		jf->skipped = "the drive has no join filters";
 	else if (ht == NULL)
 		jf->skipped = "the hash table was not built first";
-	else if (ht->parallel_state != NULL)
-		jf->skipped = "parallel hash table";
-	else if (ht->curbatch != 0 || (ht->nbatch > 1 && ht->innerBatchFile == NULL))
+	else if (ht->parallel_state != NULL && ht->nbatch > 1)
+		jf->skipped = "the parallel hash table spilled to batches";
+	else if (ht->parallel_state != NULL && ht->curbatch != 0)
+		jf->skipped = "the parallel hash join has no batch loaded";
+	else if (ht->parallel_state == NULL &&
+			 (ht->curbatch != 0 || (ht->nbatch > 1 && ht->innerBatchFile == NULL)))
 		jf->skipped = "the hash join is past its first batch";
 	if (jf->skipped)
+	{
+		note_skipped(jf);
 		return;
+	}
 
+	jf->st.builds++;
 	MemoryContextReset(jf->build_cxt);
 	old = MemoryContextSwitchTo(jf->build_cxt);
 	hs = (HashState *) innerPlanState(jf->hj);
@@ -770,18 +852,11 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 	else
 		fs.sets = palloc0(sizeof(KeySet) * jf->nkeys);
 
-	/* the in-memory batch: its buckets, then its skew buckets */
-	for (int b = 0; b < ht->nbuckets + ht->nSkewBuckets; b++)
-	{
-		HashJoinTuple t;
-
-		if (b < ht->nbuckets)
-			t = ht->buckets.unshared[b];
-		else
-			t = ht->skewBucket[ht->skewBucketNums[b - ht->nbuckets]]->tuples;
-		for (; t != NULL; t = t->next.unshared)
-			fill_tuple(&fs, HJTUPLE_MINTUPLE(t));
-	}
+	/* the in-memory batch */
+	if (ht->parallel_state != NULL)
+		fill_shared_buckets(&fs, ht);
+	else
+		fill_private_buckets(&fs, ht);
 	/* the batches on disk */
 	for (int i = 1; i < ht->nbatch; i++)
 		if (ht->innerBatchFile[i] != NULL)
@@ -806,8 +881,8 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 				f->hashes = fs.hashes;
 				f->bloom.data = fs.bits[k];
 				f->bloom.len = fs.bloom_bytes;
-				jf->used_bloom = true;
-				jf->bytes_sent += fs.bloom_bytes;
+				jf->st.used_bloom = true;
+				jf->st.bytes_sent += fs.bloom_bytes;
 			}
 		}
 		else
@@ -821,17 +896,46 @@ ossd_joinfilter_fill(OssdScanState *ss, Ossd__Scan *sc, uint64 feature_bits)
 			sc->join_filters[nf++] = f;
 	}
 	if (fs.streaming && nf > 0)
-		jf->keys_sent += fs.nadded;
+		jf->st.keys_sent += fs.nadded;
 	sc->n_join_filters = nf;
 	if (nf > 0)
 	{
-		jf->sent++;
+		jf->st.sent++;
 		if (ht->nbatch > 1)
-			jf->spilled = true;
+			jf->st.spilled = true;
 	}
 	else
+	{
 		jf->skipped = "too many keys for a useful Bloom filter";
+		note_skipped(jf);
+	}
+	jf->built = true;
+	jf->built_from = ht;
+	jf->filters = sc->join_filters;
+	jf->nfilters = nf;
 	MemoryContextSwitchTo(old);
+}
+
+/* The scan starts again: the join may build another table. */
+void
+ossd_joinfilter_rescan(OssdScanState *ss)
+{
+	ss->jf->built = false;
+}
+
+/* A worker adds its statistics to the shared ones, the leader takes them. */
+void
+ossd_joinfilter_instr_put(OssdScanState *ss, OssdJoinFilterInstr *ji)
+{
+	if (ss->jf)
+		add_instr(ji, &ss->jf->st);
+}
+
+void
+ossd_joinfilter_instr_take(OssdScanState *ss, OssdJoinFilterInstr *ji)
+{
+	if (ss->jf)
+		add_instr(&ss->jf->st, ji);
 }
 
 /* The drive's count of dropped rows, from a scan's last chunk. */
@@ -839,7 +943,7 @@ void
 ossd_joinfilter_count(OssdScanState *ss, uint64 dropped)
 {
 	if (ss->jf)
-		ss->jf->dropped += dropped;
+		ss->jf->st.dropped += dropped;
 }
 
 /* ---------------------------------------------------------------------
@@ -876,20 +980,20 @@ ossd_joinfilter_explain(OssdScanState *ss, ExplainState *es)
 	if (!es->analyze || jf == NULL)
 		return;
 	resetStringInfo(&buf);
-	if (jf->sent == 0)
-		appendStringInfo(&buf, "none (%s)", jf->skipped ? jf->skipped :
+	if (jf->st.sent == 0)
+		appendStringInfo(&buf, "none (%s)", jf->st.skipped[0] ? jf->st.skipped :
 						 "no drive scan ran");
 	else
 	{
-		appendStringInfoString(&buf, jf->used_exact && jf->used_bloom ? "exact and bloom" :
-							   jf->used_exact ? "exact" : "bloom");
-		if (jf->spilled)
+		appendStringInfoString(&buf, jf->st.used_exact && jf->st.used_bloom ? "exact and bloom" :
+							   jf->st.used_exact ? "exact" : "bloom");
+		if (jf->st.spilled)
 			appendStringInfoString(&buf, " (with the keys of the batches on disk)");
 	}
 	ExplainPropertyText("Drive Join Filter Kind", buf.data, es);
-	ExplainPropertyUInteger("Drive Join Filter Keys", NULL, jf->keys_sent, es);
-	ExplainPropertyUInteger("Drive Join Filter Size", "bytes", jf->bytes_sent, es);
-	ExplainPropertyUInteger("Rows Removed by Join Filter on Drive", NULL, jf->dropped, es);
-	if (jf->builds > 1)
-		ExplainPropertyUInteger("Drive Join Filter Builds", NULL, jf->builds, es);
+	ExplainPropertyUInteger("Drive Join Filter Keys", NULL, jf->st.keys_sent, es);
+	ExplainPropertyUInteger("Drive Join Filter Size", "bytes", jf->st.bytes_sent, es);
+	ExplainPropertyUInteger("Rows Removed by Join Filter on Drive", NULL, jf->st.dropped, es);
+	if (jf->st.builds > 1)
+		ExplainPropertyUInteger("Drive Join Filter Builds", NULL, jf->st.builds, es);
 }

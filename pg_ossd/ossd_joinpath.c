@@ -28,8 +28,10 @@
  * The paths are those PostgreSQL's hash_inner_and_outer makes: over the
  * inner relation's cheapest total path, and, for a partial join under a
  * Gather, over its cheapest parallel-safe one with each process's own
- * hash table (a parallel hash table is complete only once every process
- * built its part: no filter is made of it).  Each partial join whose
+ * hash table and over its cheapest partial path with one table all the
+ * processes build (a parallel hash join: every process passes its build
+ * barrier before any asks the probe side for a row, so each makes the
+ * filter of the whole table).  Each partial join whose
  * complete inner side scans the drive pays for every process's scan of it
  * (charge_private_inner_drive_scans: they all go to one drive).  The plan's post-pass
  * (ossd_joinfilter_plan) finds the same clauses and attaches the filter
@@ -236,19 +238,19 @@ charge_private_inner_drive_scans(RelOptInfo *joinrel, RelOptInfo *outerrel,
 static void
 offer_hashjoin(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			   JoinPathExtraData *extra, Path *outer_path, Path *inner_path,
-			   List *hashclauses, bool partial)
+			   List *hashclauses, bool partial, bool parallel_hash)
 {
 	JoinCostWorkspace workspace;
 	HashPath   *hp;
 
 	initial_cost_hashjoin(root, &workspace, jointype, hashclauses,
-						  outer_path, inner_path, extra, false);
+						  outer_path, inner_path, extra, parallel_hash);
 	if (partial ? !add_partial_path_precheck(joinrel, workspace.total_cost, NIL) :
 		!add_path_precheck(joinrel, workspace.startup_cost, workspace.total_cost,
 						   NIL, NULL))
 		return;
 	hp = create_hashjoin_path(root, joinrel, jointype, &workspace, extra,
-							  outer_path, inner_path, false, extra->restrictlist,
+							  outer_path, inner_path, parallel_hash, extra->restrictlist,
 							  NULL, hashclauses);
 	if (partial)
 		add_partial_path(joinrel, &hp->jpath.path);
@@ -332,7 +334,7 @@ ossd_offer_filtered_joins(PlannerInfo *root, RelOptInfo *joinrel,
 	if (probe == NULL)
 		return;
 	offer_hashjoin(root, joinrel, jointype, extra, &probe->path, inner_path,
-				   hashclauses, false);
+				   hashclauses, false, false);
 
 	/* under a Gather (as PostgreSQL, not for a right join) */
 	if (joinrel->consider_parallel && outerrel->consider_parallel &&
@@ -342,13 +344,16 @@ ossd_offer_filtered_joins(PlannerInfo *root, RelOptInfo *joinrel,
 													  max_parallel_workers_per_gather);
 		Path	   *safe_inner = get_cheapest_parallel_safe_total_inner(innerrel->pathlist);
 
-		if (workers > 0 && safe_inner != NULL)
-		{
-			probe = ossd_join_filtered_path(root, outerrel, workers, pass, keys);
-			if (probe != NULL)
-				offer_hashjoin(root, joinrel, jointype, extra, &probe->path,
-							   safe_inner, hashclauses, true);
-		}
+		probe = workers > 0 ?
+			ossd_join_filtered_path(root, outerrel, workers, pass, keys) : NULL;
+		if (probe != NULL && safe_inner != NULL)
+			offer_hashjoin(root, joinrel, jointype, extra, &probe->path,
+						   safe_inner, hashclauses, true, false);
+		/* a shared table built by all, as hash_inner_and_outer offers it */
+		if (probe != NULL && enable_parallel_hash && innerrel->partial_pathlist != NIL)
+			offer_hashjoin(root, joinrel, jointype, extra, &probe->path,
+						   linitial(innerrel->partial_pathlist), hashclauses,
+						   true, true);
 	}
 }
 

@@ -237,10 +237,10 @@ SELECT jf_same($$SELECT count(*) FROM lineitem l
                  WHERE EXISTS (SELECT 1 FROM orders o WHERE o.o_orderkey = l.l_orderkey
                                 AND o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-01-15')$$);
 
--- under a Gather: each process builds its own hash table (a parallel hash
--- table gives no filter) and filters its own chunks of the probe side.
--- The build side is a table off the drive (temporary tables cannot be
--- read by workers)
+-- under a Gather: each process builds its own hash table and filters its
+-- own chunks of the probe side, or all build one parallel hash table
+-- (below).  The build side is a table off the drive (temporary tables
+-- cannot be read by workers)
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -263,6 +263,55 @@ SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey
  WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01';
 SELECT jf_same($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
                  WHERE o.o_orderdate >= date '1995-01-01' AND o.o_orderdate < date '1995-02-01'$$);
+-- that was a parallel hash join: the processes build one shared table,
+-- and each makes its filter of the whole of it once every process has
+-- passed the build barrier, before the join asks the probe side for a row;
+-- each process builds its filter once and sends it with every chunk it
+-- claims, and the drive's counts of dropped rows add up over the
+-- processes.  Without parallel hash, each process's own table:
+SET enable_parallel_hash = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_keys b ON l.l_orderkey = b.k;
+SELECT l FROM jf_plan($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_keys b ON l.l_orderkey = b.k$$) l
+ WHERE l !~ 'Drive Join Filter (Keys|Size|Builds)';
+SELECT jf_same($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_keys b ON l.l_orderkey = b.k$$);
+RESET enable_parallel_hash;
+-- a shared table of many keys: a Bloom filter; a semi join too
+SET ossd.force_offload = on;
+CREATE TABLE jf_build_many (k int8, pad text) TABLESPACE pg_default;
+INSERT INTO jf_build_many SELECT i * 7, repeat('x', 200) FROM generate_series(1, 20000) i;
+ANALYZE jf_build_many;
+SELECT l FROM jf_plan($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_many b ON l.l_orderkey = b.k$$) l
+ WHERE l !~ 'Drive Join Filter (Keys|Size|Builds)';
+SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber, b.k FROM lineitem l JOIN jf_build_many b ON l.l_orderkey = b.k$$);
+-- the rows the drive dropped, added up over the processes, are the rows
+-- one process drops alone
+CREATE FUNCTION jf_dropped(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ 'Rows Removed by Join Filter on Drive' THEN
+      RETURN substring(l from ': ([0-9]+)')::bigint;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+SELECT parallel > 0 AS dropped, parallel = serial AS same FROM
+  (SELECT jf_dropped($$SELECT count(*) FROM lineitem l JOIN jf_build_many b ON l.l_orderkey = b.k$$) AS parallel,
+          (SELECT jf_dropped($$SELECT count(*) FROM lineitem l JOIN jf_build_many b ON l.l_orderkey = b.k$$)
+             FROM (SELECT set_config('max_parallel_workers_per_gather', '0', true)) s) AS serial) c;
+SET max_parallel_workers_per_gather = 2;
+SELECT jf_same($$SELECT count(*) FROM lineitem l WHERE l.l_orderkey IN (SELECT k FROM jf_build_many)$$);
+-- a shared table that spilled to batch files gives no filter: its batch
+-- files are read by the processes in parallel
+SET work_mem = '64kB';
+SELECT l FROM jf_plan($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_many b ON l.l_orderkey = b.k$$) l
+ WHERE l ~ 'Parallel Hash|Drive Join Filter Kind';
+SELECT jf_same($$SELECT count(*), sum(l.l_quantity) FROM lineitem l JOIN jf_build_many b ON l.l_orderkey = b.k$$);
+RESET work_mem;
+RESET ossd.force_offload;
+DROP TABLE jf_build_many;
 DROP TABLE jf_build_keys;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
@@ -294,4 +343,5 @@ DROP FUNCTION jf_estimate(text);
 
 DROP COLLATION jf_nocase;
 DROP FUNCTION jf_plan(text);
+DROP FUNCTION jf_dropped(text);
 DROP FUNCTION jf_same(text);

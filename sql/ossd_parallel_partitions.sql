@@ -207,12 +207,13 @@ SELECT * FROM offload_check($$SELECT id FROM ps WHERE g = 3$$);
 RESET ossd.force_offload;
 EXPLAIN (COSTS OFF) SELECT id FROM ps WHERE g = 3;
 SELECT * FROM offload_check($$SELECT id FROM ps WHERE g = 3$$);
--- the offloaded side of a parallel join, run by the leader or a worker
+-- the offloaded side of a parallel join: the processes share ps's chunks,
+-- each filtered on the drive by the keys of the one hash table they all
+-- built from pp's partitions (a parallel hash join)
 SET ossd.force_offload = on;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ps JOIN pp ON ps.id = pp.id WHERE ps.g = 2 AND pp.g = 2;
 SELECT count(*) FROM ps JOIN pp ON ps.id = pp.id WHERE ps.g = 2 AND pp.g = 2;
--- (each process that gets outer rows builds its own hash table from a
--- whole scan of ps: how many scans the drive runs depends on the workers)
+-- (how many scans the drive runs depends on the chunks each process took)
 SELECT n_rows, same FROM offload_check($$SELECT ps.id FROM ps JOIN pp ON ps.id = pp.id WHERE ps.g = 2 AND pp.g = 2$$);
 -- a correlated subquery in a parallel plan: the SubPlan runs in the
 -- leader, above the Gather, once per row
