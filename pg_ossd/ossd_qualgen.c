@@ -839,11 +839,12 @@ ossd_compile_filter(List *quals, Index relid, OssdProgram *out, char **why)
 /* ---------------------------------------------------------------------
  * Map kernels: output columns for device-side aggregation.
  *
- * Each output is a Var (passed through: by-value types and numeric) or a
+ * Each output is a Var (passed through: by-value types and numeric), a
  * numeric expression of Vars and constants built from +, - and * (the
  * numeric helpers are exact and keep PostgreSQL's result scales; overflow
- * hands the row to the host).  A NULL input makes the output NULL, as
- * these operators are strict.
+ * hands the row to the host), or a searched CASE whose conditions the
+ * filter compiler takes and whose results are any of these or constants.
+ * A NULL input makes the output NULL, as these operators are strict.
  * ---------------------------------------------------------------------
  */
 #define OUT_OFF(i)		((int) (offsetof(struct ossd_kctx, out) + (i) * sizeof(struct ossd_outcol)))
@@ -967,6 +968,136 @@ gen_num(QGen *g, Expr *e, NumLoc *out)
 	return false;
 }
 
+/* by-value output types a map kernel passes through (and CASE yields) */
+bool
+ossd_map_scalar_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID || t == DATEOID ||
+		t == TIMESTAMPOID || t == TIMESTAMPTZOID || t == BOOLOID;
+}
+
+/*
+ * ctx->out[i] = e, then on to Ldone.  A searched CASE tests its WHEN
+ * conditions in order with the filter's three-valued code -- a NULL
+ * condition is not taken, as in SQL -- and computes the first taken
+ * branch's result, else the ELSE (a NULL constant when there is none).
+ * This is also how an aggregate's FILTER (WHERE c) reaches the drive:
+ * agg(x) FILTER (WHERE c) is agg(CASE WHEN c THEN x END) (ossd_upper.c).
+ * done_follows: Ldone is placed right after this code (no last jump).
+ */
+static bool
+map_output(QGen *g, Expr *e, int i, int Ldone, bool done_follows, char **why)
+{
+	Oid			t;
+	int			Lnull;
+
+	e = (Expr *) ossd_strip_relabel((Node *) e);
+	t = exprType((Node *) e);
+	if (IsA(e, CaseExpr))
+	{
+		CaseExpr   *ce = (CaseExpr *) e;
+		ListCell   *lc;
+
+		if (ce->arg != NULL)
+		{
+			*why = "CASE with a test expression";
+			return false;
+		}
+		foreach(lc, ce->args)
+		{
+			CaseWhen   *w = lfirst(lc);
+			int			Lthen = label_new(g);
+			int			Lnext = label_new(g);
+
+			if (!gen_bool(g, w->expr, Lthen, Lnext, Lnext))
+			{
+				*why = (char *) (g->why ? g->why : "CASE condition not on the whitelist");
+				return false;
+			}
+			label_place(g, Lthen);
+			if (!map_output(g, w->result, i, Ldone, false, why))
+				return false;
+			label_place(g, Lnext);
+		}
+		return map_output(g, ce->defresult, i, Ldone, done_follows, why);
+	}
+
+	if (IsA(e, Const) && ((Const *) e)->constisnull)
+	{
+		/* a CASE without ELSE, or a NULL branch */
+		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
+		if (!done_follows)
+			jmp(g, Ldone);
+		return true;
+	}
+	Lnull = label_new(g);
+	if (!map_null_checks(g, e, Lnull))
+	{
+		*why = "map output not on the whitelist";
+		return false;
+	}
+	if (t == NUMERICOID)
+	{
+		NumLoc		l;
+
+		if (!gen_num(g, e, &l))
+		{
+			*why = "numeric expression not on the whitelist";
+			return false;
+		}
+		numloc_ptr(g, &l, OSSD_R1);
+		for (int w = 0; w < 3; w++)
+		{
+			emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R1, w * 8));
+			emit(g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_NUM(i) + w * 8));
+		}
+	}
+	else if (IsA(e, Var) && t == BPCHAROID && ((Var *) e)->vartypmod == VARHDRSZ + 1)
+	{
+		/* char(1): its one byte (a multibyte character goes to the host) */
+		int			col = bind_var(g, (Var *) e);
+
+		if (col < 0)
+			return false;
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R0, OSSD_R6, COL_LEN(col)));
+		emit_jump(g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 1, 0), g->Lhost);
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R1, OSSD_R6, COL_DATA(col)));
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R1, 0));
+		emit(g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
+	}
+	else if (IsA(e, Var) && ossd_map_scalar_type(t))
+	{
+		int			col = bind_var(g, (Var *) e);
+
+		if (col < 0)
+			return false;
+		emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R6, COL_VALUE(col)));
+		emit(g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
+	}
+	else if (IsA(e, Const) && ossd_map_scalar_type(t))
+	{
+		/* a CASE branch's constant */
+		uint64		v;
+
+		if (!const_scalar((Const *) e, &v))
+			return false;
+		emit_imm64(g, OSSD_R0, v);
+		emit(g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
+	}
+	else
+	{
+		*why = "map output type not supported";
+		return false;
+	}
+	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 0));
+	jmp(g, Ldone);
+	label_place(g, Lnull);
+	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
+	if (!done_follows)
+		jmp(g, Ldone);
+	return true;
+}
+
 /*
  * Compile a map kernel computing `exprs` into ctx->out[0..n-1].  The
  * output types are the expressions' types.
@@ -987,67 +1118,12 @@ ossd_compile_map(List *exprs, Index relid, List *prebind, OssdProgram *out,
 	emit(&g, (struct ossd_insn) OSSD_MOV64_REG(OSSD_R6, OSSD_R1));
 	foreach(lc, exprs)
 	{
-		Expr	   *e = (Expr *) ossd_strip_relabel((Node *) lfirst(lc));
-		Oid			t = exprType((Node *) e);
-		int			Lnull = label_new(&g);
 		int			Lnext = label_new(&g);
 
 		if (i >= OSSD_KCTX_MAX_OUT)
 			return false;
-		if (!map_null_checks(&g, e, Lnull))
-		{
-			*why = "map output not on the whitelist";
+		if (!map_output(&g, lfirst(lc), i, Lnext, true, why))
 			return false;
-		}
-		if (t == NUMERICOID)
-		{
-			NumLoc		l;
-
-			if (!gen_num(&g, e, &l))
-			{
-				*why = "numeric expression not on the whitelist";
-				return false;
-			}
-			numloc_ptr(&g, &l, OSSD_R1);
-			for (int w = 0; w < 3; w++)
-			{
-				emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R1, w * 8));
-				emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_NUM(i) + w * 8));
-			}
-		}
-		else if (IsA(e, Var) && t == BPCHAROID && ((Var *) e)->vartypmod == VARHDRSZ + 1)
-		{
-			/* char(1): its one byte (a multibyte character goes to the host) */
-			int			col = bind_var(&g, (Var *) e);
-
-			if (col < 0)
-				return false;
-			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R0, OSSD_R6, COL_LEN(col)));
-			emit_jump(&g, (struct ossd_insn) OSSD_JMP_IMM(OSSD_BPF_JNE, OSSD_R0, 1, 0), g.Lhost);
-			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R1, OSSD_R6, COL_DATA(col)));
-			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_B, OSSD_R0, OSSD_R1, 0));
-			emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
-		}
-		else if (IsA(e, Var) && (t == INT2OID || t == INT4OID || t == INT8OID ||
-								 t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID ||
-								 t == BOOLOID))
-		{
-			int			col = bind_var(&g, (Var *) e);
-
-			if (col < 0)
-				return false;
-			emit(&g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R0, OSSD_R6, COL_VALUE(col)));
-			emit(&g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
-		}
-		else
-		{
-			*why = "map output type not supported";
-			return false;
-		}
-		emit(&g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 0));
-		jmp(&g, Lnext);
-		label_place(&g, Lnull);
-		emit(&g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
 		label_place(&g, Lnext);
 		i++;
 	}

@@ -19,8 +19,13 @@
  * A GROUP BY without aggregates and a plain SELECT DISTINCT are the same
  * path with no aggregate: groups of keys only.
  *
- * Not offloaded (stays a normal Agg): DISTINCT / ORDER BY / FILTER
- * aggregates, grouping sets, float sums and min/max (order- and
+ * An aggregate's FILTER (WHERE c) and a CASE in its argument run in the
+ * map kernel: agg(x) FILTER (WHERE c) is agg(CASE WHEN c THEN x END), as
+ * both skip the rows where c is not true (count(*) counts CASE WHEN c
+ * THEN true END), and the host evaluates the same CASE on its own rows.
+ *
+ * Not offloaded (stays a normal Agg): DISTINCT / ORDER BY aggregates,
+ * grouping sets, float sums and min/max (order- and
  * sign-of-zero-dependent), numeric min/max or keys without a fixed scale,
  * text min/max outside the C collation, and anything not on the
  * whitelist.
@@ -85,6 +90,11 @@ static create_upper_paths_hook_type prev_upper_hook = NULL;
 #define AG_ARGTYPE	2
 #define AG_RESTYPE	3
 #define AG_COLL		4
+#define AG_FILTER	5			/* AGF_*: how EXPLAIN shows a FILTER clause */
+
+#define AGF_NONE	0
+#define AGF_FILTER	1			/* agg(x) FILTER (WHERE c): arg is CASE WHEN c THEN x END */
+#define AGF_STAR	2			/* count(*) FILTER (WHERE c): count(CASE WHEN c THEN true END) */
 
 static Plan *ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
 								CustomPath *best_path, List *tlist,
@@ -108,7 +118,7 @@ classify_aggref(Aggref *a, Expr **arg, Oid *argtype)
 	char	   *name;
 	Expr	   *e = NULL;
 
-	if (a->aggdistinct || a->aggorder || a->aggfilter || a->agglevelsup != 0 ||
+	if (a->aggdistinct || a->aggorder || a->agglevelsup != 0 ||
 		a->aggkind != AGGKIND_NORMAL || a->aggsplit != AGGSPLIT_SIMPLE ||
 		a->aggvariadic)
 		return -1;
@@ -358,20 +368,47 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		Expr	   *arg;
 		Oid			argtype;
 		int			kind = classify_aggref(a, &arg, &argtype);
+		int			filter = AGF_NONE;
 
 		if (kind < 0)
 			return;
+		if (a->aggfilter)
+		{
+			CaseExpr   *ce = makeNode(CaseExpr);
+			CaseWhen   *w = makeNode(CaseWhen);
+
+			filter = AGF_FILTER;
+			if (kind == OSSD_AGG_COUNT_STAR)
+			{
+				kind = OSSD_AGG_COUNT;
+				arg = (Expr *) makeBoolConst(true, false);
+				argtype = BOOLOID;
+				filter = AGF_STAR;
+			}
+			w->expr = (Expr *) a->aggfilter;
+			w->result = arg;
+			w->location = -1;
+			ce->casetype = argtype;
+			ce->casecollid = exprCollation((Node *) arg);
+			ce->args = list_make1(w);
+			ce->defresult = (Expr *) makeNullConst(argtype, exprTypmod((Node *) arg),
+												   ce->casecollid);
+			ce->location = -1;
+			arg = (Expr *) ce;
+		}
 		if (arg && !IsA(arg, Var))
 		{
-			if (argtype != NUMERICOID)
+			/* numeric expressions, and CASEs of by-value results */
+			if (argtype != NUMERICOID &&
+				!(IsA(arg, CaseExpr) && ossd_map_scalar_type(argtype)))
 				return;
 			need_map = true;
 		}
 		if (arg && IsA(arg, Var) && (((Var *) arg)->varno != relid || ((Var *) arg)->varattno <= 0))
 			return;
 		args = lappend(args, arg ? (Node *) arg : (Node *) makeNullConst(INT4OID, -1, InvalidOid));
-		aggspecs = lappend(aggspecs, list_make5_int(kind, -1, argtype, a->aggtype,
-													a->inputcollid));
+		aggspecs = lappend(aggspecs, lappend_int(list_make5_int(kind, -1, argtype, a->aggtype,
+																a->inputcollid), filter));
 	}
 
 	/* output columns: keys first, then distinct aggregate inputs */
@@ -1103,11 +1140,26 @@ ossd_agg_explain(OssdScanState *ss, List *dpcontext, ExplainState *es)
 	initStringInfo(&buf);
 	forboth(sc, specs, ac, args)
 	{
-		int			kind = linitial_int((List *) lfirst(sc));
+		List	   *spec = lfirst(sc);
+		int			kind = linitial_int(spec);
+		int			filter = list_nth_int(spec, AG_FILTER);
 
 		if (buf.len)
 			appendStringInfoString(&buf, ", ");
-		if (kind == OSSD_AGG_COUNT_STAR)
+		if (filter != AGF_NONE)
+		{
+			/* shown as written: agg(x) FILTER (WHERE c) */
+			CaseWhen   *w = linitial(((CaseExpr *) lfirst(ac))->args);
+
+			if (filter == AGF_STAR)
+				appendStringInfoString(&buf, names[OSSD_AGG_COUNT_STAR]);
+			else
+				appendStringInfo(&buf, "%s(%s)", names[kind],
+								 deparse_expression((Node *) w->result, dpcontext, false, false));
+			appendStringInfo(&buf, " FILTER (WHERE %s)",
+							 deparse_expression((Node *) w->expr, dpcontext, false, false));
+		}
+		else if (kind == OSSD_AGG_COUNT_STAR)
 			appendStringInfoString(&buf, names[kind]);
 		else
 			appendStringInfo(&buf, "%s(%s)", names[kind],

@@ -124,6 +124,7 @@ typedef struct OssdProgram
 } OssdProgram;
 extern bool ossd_compile_map(List *exprs, Index relid, List *prebind,
 							 OssdProgram *out, char **why);
+extern bool ossd_map_scalar_type(Oid t);
 extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
 								char **why);
 

@@ -4,7 +4,8 @@
 -- over each type, GROUP BY keys of each type (numeric keys with a map
 -- kernel: issue 12, D3), NULL keys, expressions, empty input, HAVING on
 -- the merged groups, more groups than the drive's table holds, DISTINCT,
--- FILTER, ORDER BY inside aggregates, grouping sets, window
+-- FILTER clauses and CASE arguments (map kernel), ORDER BY inside
+-- aggregates, grouping sets, window
 -- functions, joins, and the rows the drive cannot aggregate (host blocks,
 -- TOAST, sums past 128 bits, NaN and infinities).
 --
@@ -242,6 +243,72 @@ SELECT v.q, c.* FROM (VALUES
   ('SELECT sum(vn * vn * vn * vn * vn) FROM ag'), ('SELECT sum(vu * 1e30 * 1e30) FROM ag'),
   ('SELECT sum(vn * 99999999999999999999) FROM ag'), ('SELECT avg(kn * kn) FROM ag')
 ) v(q), LATERAL agg_check(v.q) c;
+
+-- ===================================================================
+-- FILTER clauses and CASE in an aggregate's argument: the map kernel.
+-- agg(x) FILTER (WHERE c) is agg(CASE WHEN c THEN x END) -- both skip the
+-- rows where c is not true -- and count(*) FILTER (WHERE c) counts CASE
+-- WHEN c THEN true END; the conditions compile as filters do (a NULL one
+-- is not taken).  EXPLAIN shows a FILTER as written.  A simple CASE (CASE
+-- x WHEN ...), a condition off the whitelist, text results and a text
+-- group key beside the map kernel stay on the host.
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT k2, count(*) FILTER (WHERE v4 > 0), sum(vn) FILTER (WHERE kb),
+       sum(CASE WHEN kt = 'beta' THEN vn * 2 ELSE 0 END),
+       count(CASE WHEN vd < date '2020-01-05' THEN 1 END)
+  FROM ag GROUP BY k2;
+SELECT k2, count(*) FILTER (WHERE v4 > 0), sum(vn) FILTER (WHERE kb),
+       sum(CASE WHEN kt = 'beta' THEN vn * 2 ELSE 0 END),
+       count(CASE WHEN vd < date '2020-01-05' THEN 1 END)
+  FROM ag GROUP BY k2 ORDER BY k2;
+SELECT * FROM agg_check($$SELECT k2, count(*) FILTER (WHERE v4 > 0), sum(vn) FILTER (WHERE kb),
+       sum(CASE WHEN kt = 'beta' THEN vn * 2 ELSE 0 END),
+       count(CASE WHEN vd < date '2020-01-05' THEN 1 END)
+  FROM ag GROUP BY k2$$);
+SELECT * FROM agg_counters($$SELECT k2, count(*) FILTER (WHERE v4 > 0), sum(vn) FILTER (WHERE kb) FROM ag GROUP BY k2$$);
+-- TPC-H Q12's shape, over one table: counts of a condition and its opposite
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT kc, sum(CASE WHEN v4 > 0 THEN 1 ELSE 0 END) AS pos,
+       sum(CASE WHEN v4 <= 0 THEN 1 ELSE 0 END) AS nonpos
+  FROM ag WHERE k4 < 12 GROUP BY kc;
+SELECT kc, sum(CASE WHEN v4 > 0 THEN 1 ELSE 0 END) AS pos,
+       sum(CASE WHEN v4 <= 0 THEN 1 ELSE 0 END) AS nonpos
+  FROM ag WHERE k4 < 12 GROUP BY kc ORDER BY kc;
+-- a simple CASE stays on the host
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(CASE k2 WHEN 1 THEN vn ELSE 0 END) FROM ag;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT count(*) FILTER (WHERE v4 > 0), count(*) FROM ag'),
+  ('SELECT sum(v4) FILTER (WHERE kb), avg(v8) FILTER (WHERE kb IS NOT TRUE) FROM ag'),
+  ('SELECT min(vd) FILTER (WHERE kb), max(v8) FILTER (WHERE v4 IS NULL), max(vts) FILTER (WHERE v2 > 1) FROM ag'),
+  ('SELECT k4, count(v4) FILTER (WHERE v4 > 0), sum(vn) FILTER (WHERE vn > 0 AND kb OR kt = ''gamma'') FROM ag GROUP BY k4'),
+  ('SELECT count(*) FILTER (WHERE vt LIKE ''val1%''), count(*) FILTER (WHERE kt IN (''alpha'', ''beta'')) FROM ag'),
+  ('SELECT count(*) FILTER (WHERE vd BETWEEN date ''2000-06-01'' AND date ''2010-01-01'') FROM ag'),
+  ('SELECT sum(CASE WHEN v4 > 100 THEN vn WHEN v4 > 0 THEN vn * 2 WHEN kb THEN 1.5 END) FROM ag'),
+  ('SELECT count(CASE WHEN kb THEN NULL ELSE v4 END), sum(CASE WHEN kb IS NULL THEN 1 END) FROM ag'),
+  ('SELECT sum(CASE WHEN kb THEN 9000000000 ELSE -1 END), sum(CASE WHEN kb THEN v8 ELSE 0 END) FROM ag'),
+  ('SELECT k2, max(CASE WHEN kb THEN vd END), min(CASE WHEN v4 > 0 THEN v4 ELSE 0 END) FROM ag GROUP BY k2'),
+  ('SELECT kd, avg(CASE WHEN kc = ''A'' THEN vn ELSE vn - 1 END) FROM ag GROUP BY kd'),
+  ('SELECT sum(CASE WHEN kb THEN vu * 1e30 * 1e30 END) FROM ag'),
+  ('SELECT sum(CASE WHEN vn > 0 THEN vn END) FILTER (WHERE k2 < 3) FROM ag'),
+  ('SELECT k4 FROM ag GROUP BY k4 HAVING count(*) FILTER (WHERE kb) > 700'),
+  ('SELECT sum(CASE k2 WHEN 1 THEN vn ELSE 0 END) FROM ag'),
+  ('SELECT count(*) FILTER (WHERE length(kt) = 4) FROM ag'),
+  ('SELECT sum(CASE WHEN length(kt) = 4 THEN vn END) FROM ag'),
+  ('SELECT kt, count(*) FILTER (WHERE v4 > 0) FROM ag GROUP BY kt'),
+  ('SELECT min(vt) FILTER (WHERE kb) FROM ag'), ('SELECT min(vn) FILTER (WHERE kb) FROM ag'),
+  ('SELECT sum(vf) FILTER (WHERE kb) FROM ag'), ('SELECT count(DISTINCT v2) FILTER (WHERE kb) FROM ag'),
+  ('SELECT sum(CASE WHEN kb THEN v4::numeric / 3 END) FROM ag'),
+  ('SELECT min(CASE WHEN v4 > 0 THEN v4 ELSE -v4 END) FROM ag')
+) v(q), LATERAL agg_check(v.q) c;
+-- the same kernels in the drive's interpreter
+SET ossd.kernel_mode = interpreter;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT k2, count(*) FILTER (WHERE v4 > 0), sum(vn) FILTER (WHERE kb), sum(CASE WHEN kt = ''beta'' THEN vn * 2 ELSE 0 END) FROM ag GROUP BY k2'),
+  ('SELECT sum(CASE WHEN v4 > 100 THEN vn WHEN v4 > 0 THEN vn * 2 WHEN kb THEN 1.5 END), count(CASE WHEN kb THEN NULL ELSE v4 END) FROM ag'),
+  ('SELECT kd, avg(CASE WHEN kc = ''A'' THEN vn ELSE vn - 1 END), max(v8) FILTER (WHERE v4 IS NULL) FROM ag GROUP BY kd')
+) v(q), LATERAL agg_check(v.q) c;
+RESET ossd.kernel_mode;
 
 -- ===================================================================
 -- Issue 12, D3: a fixed-scale numeric group key beside a map kernel
