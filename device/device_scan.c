@@ -58,6 +58,9 @@ struct scan_job
   } ra[SCAN_RA_SLOTS];
   uint32_t ra_next;
   uint32_t *ra_front;                 /* per target: blocks read or reserved */
+  uint8_t **share_tids;               /* per striped target: its share of the
+                                       * tuple offsets (share_tuple_offsets) */
+  size_t nshare_tids;
 };
 
 static void
@@ -87,6 +90,9 @@ scan_job_free (struct scan_job *j)
   free (j->consts);
   free (j->targets);
   free (j->ranges);
+  for (size_t t = 0; t < j->nshare_tids; t++)
+    free (j->share_tids[t]);
+  free (j->share_tids);
   free (j->target_oid);
   free (j->target_pid);
   free (j->attrs);
@@ -454,6 +460,52 @@ striped_range_count (const Ossd__ScanTarget *st)
   return st->stripe_count > 1 ? striped_ranges (st, NULL) : st->n_ranges;
 }
 
+/* A striped target's tuple offsets follow the segment's heap ranges: the
+ * lists of this drive's heap blocks, in heap order -- which is the order
+ * of its object ranges (striped_ranges) -- into a buffer of their own.
+ * The engine checks the result against those ranges. */
+static int
+share_tuple_offsets (const Ossd__ScanTarget *st, uint8_t **out, uint32_t *outlen,
+                     char *err, size_t errlen)
+{
+  const uint8_t *in = st->tuple_offsets.data;
+  size_t len = st->tuple_offsets.len, pos = 0, o = 0;
+  uint8_t *buf = malloc (len ? len : 1);
+
+  if (!buf)
+    {
+      snprintf (err, errlen, "out of memory");
+      return -ENOMEM;
+    }
+  for (size_t k = 0; k < st->n_ranges; k++)
+    for (uint32_t b = 0; b < st->ranges[k]->count; b++)
+      {
+        uint32_t heap = st->ranges[k]->start + b;
+        if (pos + 2 > len || pos + 2 + 2 * (size_t) ossd_rd16 (in + pos) > len)
+          {
+            free (buf);
+            snprintf (err, errlen, "%zu bytes end before heap block %u", len, heap);
+            return -EINVAL;
+          }
+        size_t n = 2 + 2 * (size_t) ossd_rd16 (in + pos);
+        if ((heap / st->stripe_unit_blocks) % st->stripe_count == st->stripe_index)
+          {
+            memcpy (buf + o, in + pos, n);
+            o += n;
+          }
+        pos += n;
+      }
+  if (pos != len)
+    {
+      free (buf);
+      snprintf (err, errlen, "%zu bytes for lists of %zu", len, pos);
+      return -EINVAL;
+    }
+  *out = buf;
+  *outlen = (uint32_t) o;
+  return 0;
+}
+
 /* ---- request translation ---- */
 static int
 scan_translate (struct scan_job *j)
@@ -589,6 +641,34 @@ scan_translate (struct scan_job *j)
               j->ranges[nr + k].start = st->ranges[k]->start;
               j->ranges[nr + k].count = st->ranges[k]->count;
             }
+        }
+      /* checked against the ranges by ossd_scan_validate */
+      if (st->tuple_offsets.len && st->stripe_count > 1)
+        {
+          char why[160];
+          int e;
+          if (!j->share_tids)
+            {
+              if (!(j->share_tids = calloc (s->n_targets, sizeof *j->share_tids)))
+                {
+                  snprintf (j->err, sizeof j->err, "SCAN: out of memory");
+                  return -ENOMEM;
+                }
+              j->nshare_tids = s->n_targets;
+            }
+          e = share_tuple_offsets (st, &j->share_tids[t], &j->targets[t].tuple_offsets_len,
+                                   why, sizeof why);
+          if (e < 0)
+            {
+              snprintf (j->err, sizeof j->err, "SCAN: target %zu: tuple offsets: %s", t, why);
+              return e;
+            }
+          j->targets[t].tuple_offsets = j->share_tids[t];
+        }
+      else if (st->tuple_offsets.len)
+        {
+          j->targets[t].tuple_offsets = st->tuple_offsets.data;
+          j->targets[t].tuple_offsets_len = (uint32_t) st->tuple_offsets.len;
         }
       for (uint32_t k = 0; k < j->targets[t].nranges; k++, nr++)
         {

@@ -30,7 +30,9 @@
 #define OSSD_SCAN_MAX_HOST_BLOCKS 256 /* per chunk */
 #define OSSD_NUMERIC_IMG_MAX OSSD_NUMERIC_PG_MAXLEN
 
-struct work_item { uint32_t target, start, count; };
+/* tid_pos: byte position in the target's tuple_offsets of the first
+ * block's count (UINT32_MAX: the target has none) */
+struct work_item { uint32_t target, start, count, tid_pos; };
 
 struct scan
 {
@@ -180,6 +182,56 @@ join_key_type_ok (uint8_t key_kind, const struct ossd_scan_attr *a)
     }
 }
 
+/* A target's tuple offsets are well formed: one list per block of its
+ * ranges, each ascending within 1..OSSD_PG_MAX_HEAP_TUPLES, using up the
+ * bytes exactly. */
+static int
+tuple_offsets_check (const struct ossd_scan_target *t, char *why, size_t whylen)
+{
+  uint32_t pos = 0;
+
+  if (!t->tuple_offsets)
+    {
+      snprintf (why, whylen, "%u bytes without data", t->tuple_offsets_len);
+      return -1;
+    }
+  for (uint32_t k = 0; k < t->nranges; k++)
+    for (uint32_t b = 0; b < t->ranges[k].count; b++)
+      {
+        if ((uint64_t) pos + 2 > t->tuple_offsets_len)
+          {
+            snprintf (why, whylen, "%u bytes end before block %u", t->tuple_offsets_len,
+                      t->ranges[k].start + b);
+            return -1;
+          }
+        uint32_t n = ossd_rd16 (t->tuple_offsets + pos);
+        pos += 2;
+        if (n > OSSD_PG_MAX_HEAP_TUPLES || (uint64_t) pos + 2u * n > t->tuple_offsets_len)
+          {
+            snprintf (why, whylen, "block %u: %u offsets do not fit", t->ranges[k].start + b, n);
+            return -1;
+          }
+        for (uint32_t i = 0, prev = 0; i < n; i++)
+          {
+            uint32_t off = ossd_rd16 (t->tuple_offsets + pos + 2 * i);
+            if (off <= prev || off > OSSD_PG_MAX_HEAP_TUPLES)
+              {
+                snprintf (why, whylen, "block %u: offset %u after %u is out of order or range",
+                          t->ranges[k].start + b, off, prev);
+                return -1;
+              }
+            prev = off;
+          }
+        pos += 2 * n;
+      }
+  if (pos != t->tuple_offsets_len)
+    {
+      snprintf (why, whylen, "%u bytes for lists of %u", t->tuple_offsets_len, pos);
+      return -1;
+    }
+  return 0;
+}
+
 int
 ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
 {
@@ -214,8 +266,17 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
         }
     }
   for (uint32_t t = 0; t < r->ntargets; t++)
-    if (r->targets[t].nranges && !r->targets[t].ranges)
-      VFAIL ("target %u: no ranges", t);
+    {
+      const struct ossd_scan_target *tg = &r->targets[t];
+      if (tg->nranges && !tg->ranges)
+        VFAIL ("target %u: no ranges", t);
+      if (tg->tuple_offsets || tg->tuple_offsets_len)
+        {
+          char why[160];
+          if (tuple_offsets_check (tg, why, sizeof why) < 0)
+            VFAIL ("target %u: tuple offsets: %s", t, why);
+        }
+    }
   if (r->nbind > OSSD_KCTX_MAX_COLS || (r->nbind && !r->bind))
     VFAIL ("scan: %u bound columns (max %u)", r->nbind, OSSD_KCTX_MAX_COLS);
   uint32_t nzero = 0;
@@ -831,9 +892,58 @@ page_checksum_good (struct worker *w, const uint8_t *page, uint64_t page_id,
 
 /* Scan one page already in memory; page_id names its bytes (0: no name,
  * see map_blocks). */
+/* The tuples of `page` to look at when an index named them (see
+ * ossd_scan_target.tuple_offsets): into out[] (ascending, each once), a
+ * redirect followed to its heap-only tuple.  Returns how many, or -1 when
+ * the page does not match the list (an offset past the end, a heap-only
+ * or HOT-updated tuple named directly, a redirect to anything else): the
+ * page is then scanned whole, which is always right. */
+static int
+named_tuples (const uint8_t *page, const uint8_t *list, unsigned n, uint16_t *out)
+{
+  unsigned maxoff = ossd_page_max_offnum (page);
+  uint64_t seen[(OSSD_PG_MAX_HEAP_TUPLES + 64) / 64] = { 0 };
+  int m = 0;
+
+  for (unsigned i = 0; i < n; i++)
+    {
+      unsigned off = ossd_rd16 (list + 2 * i);
+      const uint8_t *tup;
+      uint32_t tuplen;
+      if (off > maxoff)
+        return -1;
+      uint32_t lp = ossd_rd32 (page + OSSD_PG_PAGE_HEADER_SIZE + 4 * (off - 1));
+      unsigned flags = ossd_pg_lp_flags (lp);
+      bool redirected = false;
+      if (flags == OSSD_PG_LP_REDIRECT)
+        {
+          off = ossd_pg_lp_off (lp);
+          if (off < 1 || off > maxoff)
+            return -1;
+          flags = ossd_page_item (page, off, &tup, &tuplen);
+          redirected = true;
+        }
+      else if (flags == OSSD_PG_LP_NORMAL)
+        ossd_page_item (page, off, &tup, &tuplen);
+      if (flags != OSSD_PG_LP_NORMAL)
+        continue;               /* unused or dead: no row there */
+      if (tuplen < OSSD_PG_HT_INFOMASK2 + 2)
+        return -1;
+      uint16_t infomask2 = ossd_rd16 (tup + OSSD_PG_HT_INFOMASK2);
+      if ((infomask2 & OSSD_PG_HEAP_HOT_UPDATED)
+          || ((infomask2 & OSSD_PG_HEAP_ONLY_TUPLE) != 0) != redirected)
+        return -1;
+      if (seen[off / 64] & (1ull << (off % 64)))
+        continue;
+      seen[off / 64] |= 1ull << (off % 64);
+      out[m++] = (uint16_t) off;
+    }
+  return m;
+}
+
 static int
 scan_page (struct worker *w, uint32_t target, uint32_t block,
-           const uint8_t *page, uint64_t page_id)
+           const uint8_t *page, uint64_t page_id, const uint8_t *named, unsigned nnamed)
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
@@ -850,8 +960,12 @@ scan_page (struct worker *w, uint32_t target, uint32_t block,
     return host_block (w, target, relblock, reason) < 0 ? -1 : 0;
   w->cnt.blocks_scanned++;
   unsigned maxoff = ossd_page_max_offnum (page);
-  for (unsigned off = 1; off <= maxoff; off++)
+  uint16_t offs[OSSD_PG_MAX_HEAP_TUPLES];
+  int noffs = nnamed ? named_tuples (page, named, nnamed, offs) : -1;
+  unsigned nvisit = noffs >= 0 ? (unsigned) noffs : maxoff;
+  for (unsigned i = 0; i < nvisit; i++)
     {
+      unsigned off = noffs >= 0 ? offs[i] : i + 1;
       const uint8_t *tup;
       uint32_t tuplen;
       if (ossd_page_item (page, off, &tup, &tuplen) != OSSD_PG_LP_NORMAL)
@@ -881,7 +995,8 @@ scan_page (struct worker *w, uint32_t target, uint32_t block,
 
 /* Read one block through read_block, then scan it. */
 static int
-scan_block (struct worker *w, uint32_t target, uint32_t block)
+scan_block (struct worker *w, uint32_t target, uint32_t block, const uint8_t *named,
+            unsigned nnamed)
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
@@ -903,7 +1018,7 @@ scan_block (struct worker *w, uint32_t target, uint32_t block)
     }
   if (rc < 0)
     return host_block (w, target, relblock, OSSD_HB_READ_ERROR) < 0 ? -1 : 0;
-  return scan_page (w, target, block, w->page, 0);
+  return scan_page (w, target, block, w->page, 0, named, nnamed);
 }
 
 /* Rows flow out early: a selective scan fills its 64 KiB chunk only at
@@ -946,9 +1061,11 @@ flush_if_due (struct worker *w)
  * otherwise or when a batch read fails (so that an unreadable block is
  * handed back alone). */
 static int
-scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
+scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count,
+            uint32_t tid_pos)
 {
   const struct ossd_scan_request *r = w->sc->req;
+  const uint8_t *tids = tid_pos != UINT32_MAX ? r->targets[target].tuple_offsets : NULL;
   int rc = 0;
 
   for (uint32_t b = 0; b < count && rc == 0;)
@@ -956,8 +1073,21 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
       uint32_t n = count - b < OSSD_SCAN_READ_BATCH ? count - b : OSSD_SCAN_READ_BATCH;
       const uint8_t *pages[OSSD_SCAN_READ_BATCH];
       uint64_t page_ids[OSSD_SCAN_READ_BATCH];
+      const uint8_t *named[OSSD_SCAN_READ_BATCH];
+      unsigned nnamed[OSSD_SCAN_READ_BATCH];
       void *token = NULL;
-      if (r->map_blocks && w->batch && n > 1)
+      /* each block's list of named tuples (validated: ossd_scan_validate) */
+      for (uint32_t k = 0; k < n; k++)
+        {
+          nnamed[k] = tids ? ossd_rd16 (tids + tid_pos) : 0;
+          named[k] = tids ? tids + tid_pos + 2 : NULL;
+          if (tids)
+            tid_pos += 2 + 2 * nnamed[k];
+        }
+      /* pages in place also for one block: no copy, and the page's id
+       * lets a page verified before skip its checksum (an index names
+       * scattered blocks, mostly ranges of one) */
+      if (r->map_blocks && w->batch)
         {
           /* pages in place; on any failure block by block, so that a
            * corrupt or unreadable block fails or goes back alone, with
@@ -972,22 +1102,23 @@ scan_range (struct worker *w, uint32_t target, uint32_t start, uint32_t count)
                       (r->checksum_cache, page_ids[k],
                        ossd_scan_target_relblock (&r->targets[target], start + b + k));
               for (uint32_t k = 0; k < n && rc == 0; k++)
-                rc = scan_page (w, target, start + b + k, pages[k], page_ids[k]);
+                rc = scan_page (w, target, start + b + k, pages[k], page_ids[k],
+                                named[k], nnamed[k]);
               r->release_blocks (r->read_arg, token);
             }
           else
             for (uint32_t k = 0; k < n && rc == 0; k++)
-              rc = scan_block (w, target, start + b + k);
+              rc = scan_block (w, target, start + b + k, named[k], nnamed[k]);
         }
       else if (r->read_blocks && w->batch && n > 1
           && r->read_blocks (r->read_arg, target, start + b, n, w->batch,
                              w->msg, sizeof w->msg) == 0)
         for (uint32_t k = 0; k < n && rc == 0; k++)
           rc = scan_page (w, target, start + b + k,
-                          w->batch + (size_t) k * OSSD_PG_BLCKSZ, 0);
+                          w->batch + (size_t) k * OSSD_PG_BLCKSZ, 0, named[k], nnamed[k]);
       else
         for (uint32_t k = 0; k < n && rc == 0; k++)
-          rc = scan_block (w, target, start + b + k);
+          rc = scan_block (w, target, start + b + k, named[k], nnamed[k]);
       b += n;
       if (rc == 0 && flush_if_due (w) < 0)
         rc = -1;
@@ -1015,7 +1146,7 @@ worker_main (void *arg)
         break;
       const struct work_item *it = &sc->work[i];
       int rc = 0;
-      rc = scan_range (w, it->target, it->start, it->count);
+      rc = scan_range (w, it->target, it->start, it->count, it->tid_pos);
       if (rc != 0)
         break;
     }
@@ -1042,15 +1173,23 @@ build_work (struct scan *sc)
   if (!sc->work)
     return -ENOMEM;
   for (uint32_t t = 0; t < r->ntargets; t++)
-    for (uint32_t k = 0; k < r->targets[t].nranges; k++)
-      {
-        const struct ossd_block_range *br = &r->targets[t].ranges[k];
-        for (uint32_t b = 0; b < br->count; b += OSSD_SCAN_BATCH)
-          {
-            uint32_t c = br->count - b < OSSD_SCAN_BATCH ? br->count - b : OSSD_SCAN_BATCH;
-            sc->work[sc->nwork++] = (struct work_item) { t, br->start + b, c };
-          }
-      }
+    {
+      const struct ossd_scan_target *tg = &r->targets[t];
+      uint32_t pos = 0;           /* in tuple_offsets, as validated */
+      for (uint32_t k = 0; k < tg->nranges; k++)
+        {
+          const struct ossd_block_range *br = &tg->ranges[k];
+          for (uint32_t b = 0; b < br->count; b += OSSD_SCAN_BATCH)
+            {
+              uint32_t c = br->count - b < OSSD_SCAN_BATCH ? br->count - b : OSSD_SCAN_BATCH;
+              sc->work[sc->nwork++] = (struct work_item) {
+                t, br->start + b, c, tg->tuple_offsets ? pos : UINT32_MAX };
+              if (tg->tuple_offsets)
+                for (uint32_t i = 0; i < c; i++)
+                  pos += 2 + 2 * ossd_rd16 (tg->tuple_offsets + pos);
+            }
+        }
+    }
   return 0;
 }
 

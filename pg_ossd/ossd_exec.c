@@ -120,7 +120,7 @@ static CustomExecMethods ossd_exec_methods = {
 	X(host_rows_back) X(groups_drive) X(dev_blocks_scanned) \
 	X(dev_tuples_seen) X(dev_tuples_visible) X(dev_tuples_matched) \
 	X(dev_bytes_read) X(dev_ns) X(channel_bytes) X(slot_fallbacks) \
-	X(chunks_claimed) X(blocks_named)
+	X(chunks_claimed) X(blocks_named) X(tuples_named)
 
 typedef struct OssdSharedInstr
 {
@@ -737,6 +737,7 @@ typedef struct SegPlan
 	uint64		oid;
 	List	   *ranges;			/* of Ossd__BlockRange * */
 	int			nblocks;
+	StringInfo	tids;			/* tuple_offsets for the ranges, or NULL */
 } SegPlan;
 
 /*
@@ -921,6 +922,11 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 		t->ranges = palloc(sizeof(Ossd__BlockRange *) * t->n_ranges);
 		foreach(rc, sp->ranges)
 			t->ranges[k++] = lfirst(rc);
+		if (sp->tids)
+		{
+			t->tuple_offsets.data = (uint8_t *) sp->tids->data;
+			t->tuple_offsets.len = sp->tids->len;
+		}
 		sc.targets[i++] = t;
 	}
 
@@ -1157,6 +1163,13 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 			sp->ranges = lappend(sp->ranges, cur);
 			nranges++;
 		}
+		/* the tuples the index named there (ossd_indexblocks.c) */
+		if (ss->index_tids)
+		{
+			if (sp->tids == NULL)
+				sp->tids = makeStringInfo();
+			ss->tuples_named += ossd_index_tids_append(ss->index_tids, blk, sp->tids);
+		}
 		ss->blocks_drive++;
 	}
 	if (BufferIsValid(vmbuf))
@@ -1253,7 +1266,10 @@ ossd_scan_start(OssdScanState *ss)
 		{
 			if (ss->block_mask)
 				pfree(ss->block_mask);
-			ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks);
+			ossd_index_tids_free(ss->index_tids);
+			ss->index_tids = NULL;
+			ss->block_mask = ossd_index_block_mask(ss, ss->index_blocks, ss->nblocks,
+												   &ss->index_tids);
 			ss->mask_nblocks = ss->nblocks;
 		}
 	}

@@ -139,6 +139,7 @@ typedef struct OssdScanState
 	uint8	   *dirty;			/* dirty buffers by block, or NULL */
 	List	   *index_blocks;	/* the plan's index to take blocks from, or NIL */
 	uint8	   *block_mask;		/* the blocks it named, or NULL: all blocks */
+	struct OssdIndexTids *index_tids;	/* and the tuples on each, or NULL */
 	BlockNumber mask_nblocks;	/* the relation's blocks when it named them */
 	BlockNumber *host_blocks;
 	int			nhost_blocks;
@@ -189,6 +190,7 @@ typedef struct OssdScanState
 									 * for the drive */
 	uint64		blocks_back;	/* handed back by the drive */
 	uint64		blocks_named;	/* by the index (index_blocks), over loops */
+	uint64		tuples_named;	/* on those sent to the drive with a list */
 	uint64		rows_drive;
 	uint64		host_rows_back;
 	uint64		groups_drive;

@@ -79,7 +79,11 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->analyze)
 	{
 		if (ss->index_blocks != NIL)
+		{
 			ExplainPropertyUInteger("Blocks Named by Index", NULL, ss->blocks_named, es);
+			/* the drive looks at these alone on their blocks */
+			ExplainPropertyUInteger("Tuples Named by Index", NULL, ss->tuples_named, es);
+		}
 		ExplainPropertyUInteger("Blocks on Drive", NULL, ss->blocks_drive, es);
 		ExplainPropertyUInteger("Blocks on Host", NULL, ss->blocks_host, es);
 		ExplainPropertyUInteger("Blocks Handed Back", NULL, ss->blocks_back, es);

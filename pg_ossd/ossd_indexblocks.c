@@ -28,7 +28,13 @@
  *
  * Execution: ossd_index_block_mask runs the index scan into a TIDBitmap
  * and returns the blocks as a bit map over the relation's blocks, which
- * ossd_scan_blocks honours.
+ * ossd_scan_blocks honours, and the tuples it named on each exact page,
+ * which go to the drive with the block ranges (ScanTarget.tuple_offsets):
+ * on a block of 60 rows of which the index names two, the drive looks at
+ * those two (following a HOT redirect as a bitmap heap scan does) instead
+ * of deforming and filtering all 60.  A lossy page's list is empty: every
+ * tuple.  On an array every drive gets the lists of all the heap blocks
+ * and keeps those of its own units.
  *
  *-------------------------------------------------------------------------
  */
@@ -171,7 +177,8 @@ ossd_plan_index_blocks(List *custom_private)
  * it visits).
  */
 uint8 *
-ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks)
+ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks,
+					  OssdIndexTids **tidsp)
 {
 	EState	   *estate = ss->css.ss.ps.state;
 	Oid			indexoid = (Oid) intVal(linitial(spec));
@@ -186,6 +193,10 @@ ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks)
 	TBMIterator *it;
 	TBMIterateResult *res;
 	uint8	   *mask = palloc0(nblocks / 8 + 1);
+	OssdIndexTids *tids = palloc0(sizeof(OssdIndexTids));
+	int			cap = 1024;
+	Size		ocap = 4096;
+	Size		nofs = 0;
 
 	irel = index_open(indexoid, AccessShareLock);
 	ExecIndexBuildScanKeys(&ss->css.ss.ps, irel, quals, false,
@@ -200,14 +211,98 @@ ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks)
 	index_endscan(scan);
 	index_close(irel, NoLock);	/* the lock is kept to the end of the transaction */
 
+	tids->blocks = palloc(sizeof(BlockNumber) * cap);
+	tids->start = palloc(sizeof(uint32) * cap);
+	tids->count = palloc(sizeof(uint16) * cap);
+	tids->offsets = palloc(sizeof(uint16) * ocap);
 	it = tbm_begin_iterate(tbm);
 	while ((res = tbm_iterate(it)) != NULL)
 	{
+		int			n = res->ntuples > 0 ? res->ntuples : 0;	/* -1: lossy */
+
 		CHECK_FOR_INTERRUPTS();
-		if (res->blockno < nblocks)
-			mask[res->blockno / 8] |= (uint8) (1 << (res->blockno % 8));
+		if (res->blockno >= nblocks)
+			continue;
+		mask[res->blockno / 8] |= (uint8) (1 << (res->blockno % 8));
+		if (tids->nblocks == cap)
+		{
+			cap *= 2;
+			tids->blocks = repalloc_huge(tids->blocks, sizeof(BlockNumber) * cap);
+			tids->start = repalloc_huge(tids->start, sizeof(uint32) * cap);
+			tids->count = repalloc_huge(tids->count, sizeof(uint16) * cap);
+		}
+		while (nofs + n > ocap)
+		{
+			ocap *= 2;
+			tids->offsets = repalloc_huge(tids->offsets, sizeof(uint16) * ocap);
+		}
+		tids->blocks[tids->nblocks] = res->blockno;
+		tids->start[tids->nblocks] = (uint32) nofs;
+		tids->count[tids->nblocks] = (uint16) n;
+		for (int i = 0; i < n; i++)
+			tids->offsets[nofs + i] = res->offsets[i];
+		nofs += n;
+		tids->ntuples += n;
+		tids->nblocks++;
 	}
 	tbm_end_iterate(it);
 	tbm_free(tbm);
+	*tidsp = tids;
 	return mask;
+}
+
+/*
+ * Append block blk's list to a ScanTarget's tuple_offsets (little-endian
+ * u16s: the count, then the line pointers); a block the index did not
+ * name, or named lossily, gets an empty list (every tuple).  Returns the
+ * list's length.
+ */
+int
+ossd_index_tids_append(const OssdIndexTids *tids, BlockNumber blk, StringInfo buf)
+{
+	int			lo = 0,
+				hi = tids->nblocks - 1;
+	int			n = 0;
+	uint32		start = 0;
+	uint8		b[2];
+
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (tids->blocks[mid] == blk)
+		{
+			n = tids->count[mid];
+			start = tids->start[mid];
+			break;
+		}
+		if (tids->blocks[mid] < blk)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	b[0] = (uint8) (n & 0xff);
+	b[1] = (uint8) (n >> 8);
+	appendBinaryStringInfo(buf, (char *) b, 2);
+	for (int i = 0; i < n; i++)
+	{
+		uint16		off = tids->offsets[start + i];
+
+		b[0] = (uint8) (off & 0xff);
+		b[1] = (uint8) (off >> 8);
+		appendBinaryStringInfo(buf, (char *) b, 2);
+	}
+	return n;
+}
+
+void
+ossd_index_tids_free(OssdIndexTids *tids)
+{
+	if (tids == NULL)
+		return;
+	pfree(tids->blocks);
+	pfree(tids->start);
+	pfree(tids->count);
+	pfree(tids->offsets);
+	pfree(tids);
 }

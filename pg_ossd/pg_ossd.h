@@ -202,8 +202,27 @@ extern Selectivity ossd_device_selectivity(PlannerInfo *root, RelOptInfo *rel,
 extern List *ossd_index_block_paths(PlannerInfo *root, RelOptInfo *rel,
 									List *device_quals, int parallel_workers);
 struct OssdScanState;
+
+/*
+ * The tuples an index named, by block (the exact pages of its bitmap):
+ * blocks[i] ascending, its line pointers offsets[start[i] .. + count[i]]
+ * ascending; count 0 for a lossy page (every tuple).
+ */
+typedef struct OssdIndexTids
+{
+	int			nblocks;
+	BlockNumber *blocks;
+	uint32	   *start;
+	uint16	   *count;
+	uint16	   *offsets;
+	uint64		ntuples;		/* named on exact pages */
+} OssdIndexTids;
+
 extern uint8 *ossd_index_block_mask(struct OssdScanState *ss, List *spec,
-									BlockNumber nblocks);
+									BlockNumber nblocks, OssdIndexTids **tids);
+extern int	ossd_index_tids_append(const OssdIndexTids *tids, BlockNumber blk,
+								   StringInfo buf);
+extern void ossd_index_tids_free(OssdIndexTids *tids);
 extern List *ossd_plan_index_blocks(List *custom_private);
 
 /* ossd_joinpath.c */

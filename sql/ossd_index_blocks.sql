@@ -142,6 +142,51 @@ SELECT parallel_named = (SELECT (regexp_match(string_agg(l, ' '), 'Named by Inde
 DROP TABLE ib_named;
 
 -- ===================================================================
+-- The tuples the index named: with the block ranges the drive gets, for
+-- each of the bitmap's exact pages, the line pointers on it, and looks at
+-- those alone (a redirect left by HOT pruning followed to its tuple), not
+-- at the page's 60 rows.  A lossy page's list is empty: every tuple
+-- (offload_runtime/tests/test_scan_engine.c, test_tuple_offsets).
+-- ===================================================================
+CREATE FUNCTION ib_tuples(q text, OUT named int, OUT seen int) LANGUAGE plpgsql AS $$
+DECLARE
+  p text;
+BEGIN
+  FOR p IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF p ~ 'Tuples Named by Index' THEN
+      named := (regexp_match(p, ': ([0-9]+)'))[1]::int;
+    ELSIF p ~ 'Drive Tuples Seen' THEN
+      seen := (regexp_match(p, ': ([0-9]+)'))[1]::int;
+    END IF;
+  END LOOP;
+END $$;
+SELECT named, seen, named = seen AS only_named
+  FROM ib_tuples($$SELECT sum(price), count(*) FROM ib_li WHERE d >= date '2020-03-01' AND d < date '2020-03-04'$$);
+-- HOT chains: rows updated in place on their pages (no indexed column
+-- changed), pruned and frozen by VACUUM, so that the index's entries name
+-- redirects to the tuples now holding the rows
+CREATE TABLE ib_hot (id int8, d date, v int4, pad text) WITH (fillfactor = 50);
+INSERT INTO ib_hot
+  SELECT i, date '2020-01-01' + ((i * 7919) % 300)::int, 0, repeat('y', 40)
+    FROM generate_series(1::int8, 20000) i;
+CREATE INDEX ib_hot_d ON ib_hot (d);
+UPDATE ib_hot SET v = v + 1 WHERE id % 3 = 0;
+UPDATE ib_hot SET v = v + 1 WHERE id % 3 = 0;
+VACUUM (FREEZE, ANALYZE) ib_hot;
+CHECKPOINT;
+CREATE EXTENSION pageinspect;
+SELECT count(*) > 0 AS redirects FROM heap_page_items(get_raw_page('ib_hot', 0)) WHERE lp_flags = 2;
+DROP EXTENSION pageinspect;
+SET ossd.force_offload = on;
+SELECT * FROM offload_check($$SELECT id, v FROM ib_hot WHERE d >= date '2020-02-01' AND d < date '2020-02-04'$$);
+SELECT sum(v), count(*) FROM ib_hot WHERE d >= date '2020-02-01' AND d < date '2020-02-04';
+SELECT named, seen, named = seen AS only_named
+  FROM ib_tuples($$SELECT id, v FROM ib_hot WHERE d >= date '2020-02-01' AND d < date '2020-02-04'$$);
+RESET ossd.force_offload;
+DROP TABLE ib_hot;
+DROP FUNCTION ib_tuples(text);
+
+-- ===================================================================
 -- Rescans: a correlated subquery's scan runs once per outer row, the
 -- index scan into a new bitmap each time
 -- ===================================================================

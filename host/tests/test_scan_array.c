@@ -9,7 +9,8 @@
  * the single drive's answer, and each drive must report only the heap
  * blocks of its own units.  Run for the first segment and for a later one
  * (first_block != 0), with a unit that does not divide the segment's
- * length (a partial last unit). */
+ * length (a partial last unit), and with the tuples an index named on
+ * each block (ScanTarget.tuple_offsets). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -110,7 +111,26 @@ struct scan_msg
   Ossd__ScanAttr attr[2], *attrp[2];
   Ossd__AggSpec agg[2], *aggp[2];
   uint32_t projection[2];
+  uint8_t tids[PAGES * 8];
 };
+
+/* With tuple offsets (as an index's bitmap names them): on block b three
+ * line pointers, but every fourth block whole (a lossy page). */
+static bool with_tids;
+
+static size_t
+put_tids (uint8_t *out, uint32_t b)
+{
+  uint16_t list[4] = { 0, (uint16_t) (1 + b % 5), 10, (uint16_t) (20 + b % 7) };
+  size_t n = b % 4 == 3 ? 1 : 4;
+
+  if (n == 1)
+    list[0] = 0;
+  else
+    list[0] = 3;
+  memcpy (out, list, 2 * n);
+  return 2 * n;
+}
 
 /* The ranges: every heap block but the host's.  stripe_count 0: the
  * single drive's unstriped target. */
@@ -125,6 +145,7 @@ scan_msg_init (struct scan_msg *m, uint32_t first_block, uint32_t index,
   memset (m, 0, sizeof *m);
   ossd__scan__init (&m->scan);
   ossd__scan_target__init (&m->target);
+  m->target.tuple_offsets.data = m->tids;
   ossd__object_id__init (&m->obj);
   m->obj.pid = PID;
   m->obj.oid = OID;
@@ -132,6 +153,8 @@ scan_msg_init (struct scan_msg *m, uint32_t first_block, uint32_t index,
     {
       if (host_block (b))
         continue;
+      if (with_tids)
+        m->target.tuple_offsets.len += put_tids (m->tids + m->target.tuple_offsets.len, b);
       if (n && m->range[n - 1].start + m->range[n - 1].count == b)
         {
           m->range[n - 1].count++;
@@ -338,14 +361,35 @@ check_geometry (uint32_t first_block, bool aggregate)
             c++;
             s += (int64_t) i * 3;
           }
-      assert_int_equal (want.count, c);
-      assert_int_equal (want.sum, s);
+      /* with tuple offsets, fewer rows: the union's is still the single's */
+      if (!with_tids)
+        {
+          assert_int_equal (want.count, c);
+          assert_int_equal (want.sum, s);
+        }
+      else
+        assert_true (want.count > 0 && want.count < c);
       assert_int_equal (got.count, want.count);
       assert_int_equal (got.sum, want.sum);
     }
   else
     {
       assert_true (want.nrows > 0);
+      if (with_tids)
+        {
+          /* only the named line pointers, on all but the whole blocks */
+          int most = 0;
+          for (uint32_t b = 0; b < PAGES; b++)
+            if (!host_block (b))
+              most += b % 4 == 3 ? ROWS_PER_PAGE : 3;
+          assert_true (want.nrows <= most);
+          for (int k = 0; k < want.nrows; k++)
+            {
+              uint32_t b = want.rows[k].block - first_block, off = want.rows[k].offnum;
+              if (b % 4 != 3)
+                assert_true (off == 1 + b % 5 || off == 10 || off == 20 + b % 7);
+            }
+        }
       assert_int_equal (got.nrows, want.nrows);
       qsort (want.rows, want.nrows, sizeof (struct row), cmp_row);
       qsort (got.rows, got.nrows, sizeof (struct row), cmp_row);
@@ -375,6 +419,18 @@ static void
 test_rows_later_segment (void **state)
 {
   check_geometry (131072, false);
+}
+
+/* The same tuple offsets to every member: each keeps those of its own
+ * units' heap blocks (device_scan.c, share_tuple_offsets), and the union
+ * is again the single drive's answer. */
+static void
+test_rows_tuple_offsets (void **state)
+{
+  with_tids = true;
+  check_geometry (0, false);
+  check_geometry (131072, true);
+  with_tids = false;
 }
 
 static void
@@ -438,6 +494,7 @@ main (void)
     cmocka_unit_test (test_rows_first_segment),
     cmocka_unit_test (test_rows_later_segment),
     cmocka_unit_test (test_aggregates),
+    cmocka_unit_test (test_rows_tuple_offsets),
     cmocka_unit_test (test_bad_geometry),
   };
   return cmocka_run_group_tests (tests, group_setup, group_teardown);

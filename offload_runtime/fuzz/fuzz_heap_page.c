@@ -1,7 +1,8 @@
 /* fuzz_heap_page.c - libFuzzer harness for the heap-page scan engine:
  * page check, line pointers, the MVCC rule, deform (plain and planned)
  * and the whole engine (ossd_scan_run: projection rows, or aggregates
- * with GROUP BY) on arbitrary 8 KiB pages, under ASan + UBSan.
+ * with GROUP BY, all tuples or those a list names) on arbitrary 8 KiB
+ * pages, under ASan + UBSan.
  *
  * Input: byte 0 selects the tuple descriptor (3 kinds), rows or aggregate
  * mode, and raw or template mode; bytes 1..4 are the snapshot's xmin.
@@ -401,6 +402,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     f.out_byval[i] = d->attrs[d->proj[i] - 1].byval;
   struct ossd_block_range br = { 0, 1 };
   struct ossd_scan_target tg = { 0, 1, &br };
+  /* bit 7: the tuples an index named (tuple_offsets: redirects followed,
+   * lists that do not fit the page), ascending offsets from the input's
+   * last bytes */
+  uint8_t tids[2 + 2 * 8];
+  if (sel & 0x80)
+    {
+      unsigned n = 0, off = 0;
+      for (size_t i = size > 8 ? size - 8 : 0; i < size && n < 8; i++)
+        {
+          off += 1 + data[i] % 40;
+          if (off > OSSD_PG_MAX_HEAP_TUPLES)
+            break;
+          tb_put16 (tids + 2 + 2 * n++, (uint16_t) off);
+        }
+      tb_put16 (tids, (uint16_t) n);
+      tg.tuple_offsets = tids;
+      tg.tuple_offsets_len = 2 + 2 * n;
+    }
   struct ossd_scan_request q = { 0 };
   q.ntargets = 1;
   q.targets = &tg;

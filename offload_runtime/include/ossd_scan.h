@@ -200,7 +200,18 @@ struct ossd_scan_target
    * stripe_unit_blocks blocks, segment unit k on drive k % stripe_count at
    * object unit k / stripe_count; this drive is stripe_index. */
   uint32_t stripe_unit_blocks, stripe_index, stripe_count;
+  /* Optional: the tuples to look at, per block of `ranges` in order
+   * (a striped target's share: device_scan.c), as little-endian u16s: a count n (0 = every tuple
+   * of the block), then n line pointer numbers, ascending.  The host sends
+   * what an index named (a bitmap's exact pages): a row elsewhere cannot
+   * satisfy the index qual, which the filter checks anyway.  A redirect is
+   * followed to its heap-only tuple; an offset that does not name a root
+   * tuple (past the end, a heap-only or HOT-updated tuple) makes the block
+   * scanned whole.  NULL: every tuple of every block. */
+  const uint8_t *tuple_offsets;
+  uint32_t tuple_offsets_len;  /* bytes */
 };
+#define OSSD_PG_MAX_HEAP_TUPLES 291   /* MaxHeapTuplesPerPage at 8 KiB */
 
 /* The segment-local heap block of block `block` of target t's object. */
 static inline uint32_t

@@ -1140,6 +1140,138 @@ test_validation (void **state)
   rel_free (r);
 }
 
+/* ---- tuples named by an index (ossd_scan_target.tuple_offsets) */
+
+/* little-endian u16 list writer */
+static uint32_t
+tids_put (uint8_t *buf, uint32_t pos, unsigned n, const unsigned *offs)
+{
+  tb_put16 (buf + pos, (uint16_t) n);
+  for (unsigned i = 0; i < n; i++)
+    tb_put16 (buf + pos + 2 + 2 * i, (uint16_t) offs[i]);
+  return pos + 2 + 2 * n;
+}
+
+static uint8_t *
+lp_word (struct rel *r, unsigned block, unsigned off)
+{
+  return r->pages[block] + OSSD_PG_PAGE_HEADER_SIZE + 4 * (off - 1);
+}
+
+static uint8_t *
+tuple_at (struct rel *r, unsigned block, unsigned off)
+{
+  uint32_t w;
+  memcpy (&w, lp_word (r, block, off), 4);
+  return r->pages[block] + ossd_pg_lp_off (w);
+}
+
+static void
+set_infomask2 (struct rel *r, unsigned block, unsigned off, uint16_t bits)
+{
+  uint8_t *t = tuple_at (r, block, off) + OSSD_PG_HT_INFOMASK2;
+  uint16_t m;
+  memcpy (&m, t, 2);
+  m |= bits;
+  memcpy (t, &m, 2);
+}
+
+static int
+run_named (struct rel *r, const struct ossd_block_range *ranges, uint32_t nranges,
+           const uint8_t *tids, uint32_t tids_len, int workers, int *ids,
+           struct ossd_scan_counters *tot, char *err, size_t errlen)
+{
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1 }, proj[] = { 1, 3, 4 };
+  tg.ranges = ranges;
+  tg.nranges = nranges;
+  tg.tuple_offsets = tids;
+  tg.tuple_offsets_len = tids_len;
+  q.nbind = 1;
+  q.bind = bind;
+  q.filter.exec = filter_all;
+  q.nproj = 3;
+  q.proj = proj;
+  q.workers = workers;
+  int rc = ossd_scan_run (&q, tot, err, errlen);
+  int n = rc == 0 ? decode_rows (&s, ids) : -1;
+  if (n > 0)
+    qsort (ids, n, sizeof *ids, cmp_int);
+  sink_free (&s);
+  return rc == 0 ? n : rc;
+}
+
+static void
+test_tuple_offsets (void **state)
+{
+  struct rel *r = rel_new ();
+  static int ids[NROWS];
+  uint8_t tids[512];
+  uint32_t len = 0;
+  char err[256] = "";
+  struct ossd_scan_counters tot;
+  /* block 3: line pointer 3 redirected to the heap-only tuple at 10, as
+   * HOT pruning leaves a chain (tuple 3's old bytes stay, unreachable) */
+  tb_put32 (lp_word (r, 3, 3), 10u | (OSSD_PG_LP_REDIRECT << 15));
+  set_infomask2 (r, 3, 10, OSSD_PG_HEAP_ONLY_TUPLE);
+  const struct ossd_block_range ranges[] = { { 1, 3 }, { 6, 1 }, { 9, 1 } };
+  static const unsigned b1[] = { 2, 5 }, b3[] = { 3, 7 }, b6[] = { 40 }, b9[] = { 1, 40 };
+  len = tids_put (tids, len, 2, b1);
+  len = tids_put (tids, len, 0, NULL);          /* block 2: every tuple */
+  len = tids_put (tids, len, 2, b3);
+  len = tids_put (tids, len, 1, b6);
+  len = tids_put (tids, len, 2, b9);
+  for (int workers = 1; workers <= 3; workers += 2)
+    {
+      int n = run_named (r, ranges, 3, tids, len, workers, ids, &tot, err, sizeof err);
+      assert_int_equal (n, 2 + 40 + 2 + 1 + 2);
+      int want[] = { 41, 44 };
+      assert_memory_equal (ids, want, sizeof want);
+      for (int i = 0; i < 40; i++)        /* block 2 whole */
+        assert_int_equal (ids[2 + i], 80 + i);
+      assert_int_equal (ids[42], 126);      /* block 3, offset 7 */
+      assert_int_equal (ids[43], 129);      /* offset 3, redirected to 10 */
+      assert_int_equal (ids[44], 279);      /* block 6, offset 40 */
+      assert_int_equal (ids[45], 360);      /* block 9, offsets 1 and 40 */
+      assert_int_equal (ids[46], 399);
+      assert_int_equal (tot.blocks_scanned, 5);
+      assert_int_equal (tot.tuples_seen, 2 + 40 + 2 + 1 + 2);
+    }
+
+  /* a list that does not fit the page: the block is scanned whole */
+  static const unsigned past[] = { 41 }, only[] = { 10 };
+  const struct ossd_block_range one1[] = { { 1, 1 } }, one3[] = { { 3, 1 } };
+  len = tids_put (tids, 0, 1, past);
+  assert_int_equal (run_named (r, one1, 1, tids, len, 1, ids, &tot, err, sizeof err), PER_PAGE);
+  /* a heap-only tuple named directly: not an index's TID, whole block */
+  len = tids_put (tids, 0, 1, only);
+  assert_int_equal (run_named (r, one3, 1, tids, len, 1, ids, &tot, err, sizeof err),
+                    PER_PAGE - 1);
+  /* a HOT-updated tuple named: its newer version is elsewhere, whole block */
+  set_infomask2 (r, 1, 5, OSSD_PG_HEAP_HOT_UPDATED);
+  len = tids_put (tids, 0, 2, b1);
+  assert_int_equal (run_named (r, one1, 1, tids, len, 1, ids, &tot, err, sizeof err), PER_PAGE);
+
+  /* malformed lists are refused before anything is read */
+  static const unsigned desc[] = { 5, 2 };
+  len = tids_put (tids, 0, 2, desc);
+  assert_int_equal (run_named (r, one1, 1, tids, len, 1, ids, &tot, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "out of order"));
+  len = tids_put (tids, 0, 2, b1);
+  assert_int_equal (run_named (r, ranges, 3, tids, len, 1, ids, &tot, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "tuple offsets"));
+  assert_int_equal (run_named (r, one1, 1, tids, len + 2, 1, ids, &tot, err, sizeof err),
+                    -EINVAL);
+  static const unsigned toomany[] = { 1, 2, 300 };
+  len = tids_put (tids, 0, 3, toomany);
+  assert_int_equal (run_named (r, one1, 1, tids, len, 1, ids, &tot, err, sizeof err), -EINVAL);
+  rel_free (r);
+}
+
 /* ---- lazily bound numerics and constant arguments, through the
  * interpreter and the JIT (the executors that convert on load) */
 
@@ -1325,6 +1457,7 @@ main (void)
     cmocka_unit_test (test_lazy_numeric_binding),
     cmocka_unit_test (test_constant_validation),
     cmocka_unit_test (test_validation),
+    cmocka_unit_test (test_tuple_offsets),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
