@@ -88,6 +88,7 @@ block_rw (struct ossd_transport *t, bool is_write, void *buf, size_t len,
       .lba = f->block_size ? (off + done) / f->block_size : 0,
       .nblocks = f->block_size ? (uint32_t) (n / f->block_size) : 0,
       .what = what,
+      .timeout_ms = t->wait.timeout_ms,
     };
     block_what (f, op, &c, what, sizeof what);
     if (bounce && is_write)

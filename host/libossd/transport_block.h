@@ -43,6 +43,10 @@ struct ossd_block_cmd
   uint32_t nblocks;            /* nbytes / facts.block_size (0: bytes) */
   const char *what;            /* names the command for why, e.g.
                                 * "READ(16) of 8 blocks at LBA 40" */
+  uint32_t timeout_ms;         /* the client's wait limit for the device
+                                * (t->wait.timeout_ms), handed to the
+                                * kernel as the command's timeout; 0: the
+                                * encoder's own default */
 };
 
 /* What a transport gives the core: its name and its encoder. */

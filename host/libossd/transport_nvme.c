@@ -36,7 +36,7 @@
 #include "ossd_transport.h"
 #include "transport_block.h"
 
-#define NVME_TIMEOUT_MS 60000u
+#define NVME_TIMEOUT_MS 60000u         /* unless the client set one */
 #define NVME_DEFAULT_MAX_TRANSFER (128u * 1024)
 #define NVME_MAX_TRANSFER_CAP (32u * 1024 * 1024)
 #define NVME_MAX_BLOCKS 65536u         /* NLB is 16 bits, zero-based */
@@ -105,11 +105,13 @@ nvme_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
   if (r < 0)
     return ossd_block_why (why, whylen, r, "nvme", st->dev, cmd->what,
                            "cannot build the command");
-  /* A Write only reads from the buffer. */
+  /* The kernel aborts the command (and resets the controller) after the
+   * client's deadline; a Write only reads from the buffer. */
   r = nvme_io_passthru (st->fd, c.opcode, 0, 0, c.nsid, 0, 0,
                         c.cdw10, c.cdw11, c.cdw12, 0, 0, 0,
                         c.data_len, cmd->buf, 0, NULL,
-                        NVME_TIMEOUT_MS, NULL);
+                        cmd->timeout_ms ? cmd->timeout_ms : NVME_TIMEOUT_MS,
+                        NULL);
   if (r != 0) {
     int e = errno;
     return nvme_fail (st, cmd->what, r, e, why, whylen);

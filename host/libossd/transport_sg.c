@@ -36,7 +36,7 @@
 #include "ossd_transport.h"
 #include "transport_block.h"
 
-#define SG_TIMEOUT_SECS 60            /* per pass-through command */
+#define SG_TIMEOUT_SECS 60            /* per command, unless the client set one */
 #define SG_DEFAULT_MAX_TRANSFER (512u * 1024)
 #define SG_MAX_TRANSFER_CAP (32u * 1024 * 1024)
 #define SG_SENSE_LEN 64
@@ -127,9 +127,10 @@ sg_unsupported (const struct sg_fail *f)
  * "READ(16) of 8 blocks at LBA 1024".  Returns 0 or a negative errno, and
  * says in *f (if not NULL) whether the device or the OS refused. */
 static int
-sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
-         enum sg_dir dir, void *buf, uint32_t len, const char *what,
-         struct sg_fail *f, char *why, size_t whylen)
+sg_exec_timeout (struct sg_state *st, const uint8_t *cdb, int cdb_len,
+                 enum sg_dir dir, void *buf, uint32_t len, const char *what,
+                 int timeout_secs, struct sg_fail *f, char *why,
+                 size_t whylen)
 {
   uint8_t sense[SG_SENSE_LEN];
   struct sg_fail dummy;
@@ -154,7 +155,7 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     else if (dir == SG_DIR_OUT)
       set_scsi_pt_data_out (pt, buf, (int) len);
 
-    int r = do_scsi_pt (pt, -1, SG_TIMEOUT_SECS, 0);
+    int r = do_scsi_pt (pt, -1, timeout_secs, 0);
     if (r < 0) {
       f->os_err = -r;
       destruct_scsi_pt_obj (pt);
@@ -164,7 +165,7 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     if (r == SCSI_PT_DO_TIMEOUT) {
       destruct_scsi_pt_obj (pt);
       return ossd_block_why (why, whylen, -ETIMEDOUT, "sg", st->dev, what,
-                             "timed out after %d s", SG_TIMEOUT_SECS);
+                             "timed out after %d s", timeout_secs);
     }
     if (r != 0) {
       destruct_scsi_pt_obj (pt);
@@ -256,6 +257,17 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     }
   }
   return ret;                         /* retries exhausted; why is set */
+}
+
+/* sg_exec_timeout with the default timeout (the commands of open and
+ * flush). */
+static int
+sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
+         enum sg_dir dir, void *buf, uint32_t len, const char *what,
+         struct sg_fail *f, char *why, size_t whylen)
+{
+  return sg_exec_timeout (st, cdb, cdb_len, dir, buf, len, what,
+                          SG_TIMEOUT_SECS, f, why, whylen);
 }
 
 static int
@@ -354,10 +366,15 @@ sg_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
   uint8_t cdb[16];
 
   ossd_sg_build_rw16 (cdb, cmd->is_write, cmd->lba, cmd->nblocks, false);
-  /* Data-out: libsgutils only reads from the buffer. */
-  return sg_exec (st, cdb, 16, cmd->is_write ? SG_DIR_OUT : SG_DIR_IN,
-                  cmd->buf, (uint32_t) cmd->nbytes, cmd->what, NULL, why,
-                  whylen);
+  /* The kernel aborts the command (SCSI error handling) after the
+   * client's deadline, in whole seconds; data-out: libsgutils only reads
+   * from the buffer. */
+  int secs = cmd->timeout_ms
+    ? (int) ((cmd->timeout_ms + 999) / 1000) : SG_TIMEOUT_SECS;
+  return sg_exec_timeout (st, cdb, 16,
+                          cmd->is_write ? SG_DIR_OUT : SG_DIR_IN, cmd->buf,
+                          (uint32_t) cmd->nbytes, cmd->what, secs, NULL, why,
+                          whylen);
 }
 
 static int
