@@ -159,11 +159,12 @@ vm_cleanup () {
   [ -n "$p" ] && kill -CONT "$p" 2>/dev/null
   [ -n "$drive_pid" ] && kill -CONT "$drive_pid" 2>/dev/null
   if [ -n "${drive_rundir:-}" ]; then
+    # the watchdog first (it would start nbdkit again), then nbdkit: by
+    # the pids in the run directory and the ones this shell saw
+    local w
+    w=$(cat "$drive_rundir/watchdog.pid" 2>/dev/null)
     "$ctl" device stop --rundir "$drive_rundir" --force >/dev/null 2>&1
-    p=$(vm_drive_pid)
-    [ -n "$p" ] && kill -9 "$p" 2>/dev/null
-    p=$(cat "$drive_rundir/watchdog.pid" 2>/dev/null)
-    [ -n "$p" ] && kill -9 "$p" 2>/dev/null
+    for p in $w $(vm_drive_pid) $drive_pid; do kill -9 "$p" 2>/dev/null; done
   fi
   [ -n "${KEEP_WORK:-}" ] && { echo "# kept $work"; return 0; }
   [ -n "${work:-}" ] && rm -rf "$work"

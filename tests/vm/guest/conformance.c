@@ -767,7 +767,11 @@ run_fault (const struct opts *op)
   for (int i = 0; i < op->n; i++) {
     int r = connect_dev (op, &op->devs[i], 2, 0, &o[i], &err);
     if (r == 0 && i == 0) {
-      if (ossd_create (o[i], PID_CONF, 400, &err) < 0 && err.errnum != EEXIST)
+      if (ossd_create_partition (o[i], PID_CONF, &err) < 0
+          && err.errnum != EEXIST)
+        r = -1;
+      if (r == 0 && ossd_create (o[i], PID_CONF, 400, &err) < 0
+          && err.errnum != EEXIST)
         r = -1;
       if (r == 0)
         r = ossd_write (o[i], PID_CONF, 400, 0, ref, 256 * 1024, &err);
