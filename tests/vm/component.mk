@@ -10,6 +10,9 @@ $(VM_CONFORMANCE): $(B)/tests/vm/guest/conformance.o $(HOST_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
 
+# In make test too: the whole suite takes about a minute here (TCG).
+TEST_SUITES += tap:tests/vm/vm-suite.sh
+
 .PHONY: test-vm
 test-vm: all $(VM_CONFORMANCE)
-	@tests/harness/run-all tap:tests/vm/run-suite.sh
+	@tests/harness/run-all tap:tests/vm/vm-suite.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-suite.sh - the VM suite (make test-vm): the OSSD channel through a
+# vm-suite.sh - the VM suite (make test-vm): the OSSD channel through a
 # real guest kernel's NVMe, virtio-scsi and AHCI (SATA) drivers.  Starts the
 # emulated drive, builds the guest (build-guest) and the heap pages
 # (make-pages.sh), boots qemu (TCG; KVM when a probe booted) with three disks
