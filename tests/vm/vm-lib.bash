@@ -72,7 +72,7 @@ vm_qemu_args () { # $1 = accel, $2 = initrd
   printf '%s\n' qemu-system-x86_64 -machine q35 -accel "$1" -cpu "$cpu" -m "$VM_MEM" -smp 1 \
     -nodefaults -no-reboot -display none -vga none -monitor none \
     -kernel "$B/vm/vmlinuz" -initrd "$2" \
-    -append "console=ttyS0 panic=-1 loglevel=4 edd=off ${VM_APPEND:-}" \
+    -append "console=ttyS0 panic=-1 loglevel=5 edd=off ${VM_APPEND:-}" \
     -serial "file:$work/console.log" -serial "file:$work/tap.log" \
     -blockdev "{$nbd,\"node-name\":\"nvme0\"}" \
     -blockdev "{$nbd,\"node-name\":\"scsi0\"}" \
