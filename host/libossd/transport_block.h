@@ -111,4 +111,13 @@ int ossd_block_need_device_node (const char *scheme, const char *dev,
 uint32_t ossd_block_max_transfer (uint64_t want, uint64_t kernel_max,
                                   uint64_t cap);
 
+/* The block layer's limit for one pass-through command on the disk whose
+ * request queue is the sysfs directory `queue` (/sys/dev/block/M:m/queue,
+ * /sys/block/NAME/queue): its largest request (max_hw_sectors_kb) and,
+ * because SG_IO on a block node and NVMe pass-through map the caller's
+ * pages instead of copying them, max_segments pages (a buffer's pages are
+ * not physically contiguous in general; past that the kernel refuses the
+ * command with EINVAL).  The smaller of what is known; 0 if neither. */
+uint64_t ossd_block_queue_max_bytes (const char *queue);
+
 #endif /* OSSD_TRANSPORT_BLOCK_H */

@@ -151,25 +151,25 @@ static const struct ossd_block_encoder nvme_encoder = {
   .release = nvme_release,
 };
 
-/* The block layer's limit for one request on a block node, from sysfs;
- * 0 if unknown (char node, no sysfs). */
+/* The block layer's limit for one pass-through command, from the
+ * namespace's request queue in sysfs (largest request, segments: the
+ * kernel maps the caller's pages): the block node's own queue, or for the
+ * generic char node ngXnY that of its block node nvmeXnY.  0 if unknown. */
 static uint64_t
-nvme_kernel_max_bytes (const struct stat *sb)
+nvme_kernel_max_bytes (const char *dev, const struct stat *sb)
 {
-  char path[128];
-  unsigned long kb = 0;
+  char queue[PATH_MAX];
+  const char *base = strrchr (dev, '/');
 
-  if (!S_ISBLK (sb->st_mode))
+  base = base ? base + 1 : dev;
+  if (S_ISBLK (sb->st_mode))
+    snprintf (queue, sizeof queue, "/sys/dev/block/%u:%u/queue",
+              major (sb->st_rdev), minor (sb->st_rdev));
+  else if (strncmp (base, "ng", 2) == 0)
+    snprintf (queue, sizeof queue, "/sys/block/nvme%s/queue", base + 2);
+  else
     return 0;
-  snprintf (path, sizeof path, "/sys/dev/block/%u:%u/queue/max_hw_sectors_kb",
-            major (sb->st_rdev), minor (sb->st_rdev));
-  FILE *fp = fopen (path, "re");
-  if (fp == NULL)
-    return 0;
-  if (fscanf (fp, "%lu", &kb) != 1)
-    kb = 0;
-  fclose (fp);
-  return (uint64_t) kb * 1024;
+  return ossd_block_queue_max_bytes (queue);
 }
 
 int
@@ -276,7 +276,7 @@ ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
     .size_bytes = st->nsze * st->lba_bytes,
     .block_size = st->lba_bytes,
     .max_transfer = ossd_block_max_transfer (maxb,
-                                             nvme_kernel_max_bytes (&sb),
+                                             nvme_kernel_max_bytes (dev, &sb),
                                              cap),
   };
   r = ossd_block_transport_new (&nvme_encoder, st, &facts, out, why, whylen);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -348,9 +349,19 @@ sg_kernel_max_bytes (struct sg_state *st)
       return (uint64_t) bytes;
   }
   else if (S_ISBLK (sb.st_mode)) {
+    /* SG_IO on a block node maps the caller's pages (the sg driver
+     * copies): the queue's segment limit counts too */
+    char queue[96];
     unsigned short sectors = 0;
+    uint64_t maxb = 0;
     if (ioctl (st->fd, BLKSECTGET, &sectors) == 0 && sectors > 0)
-      return (uint64_t) sectors * 512;
+      maxb = (uint64_t) sectors * 512;
+    snprintf (queue, sizeof queue, "/sys/dev/block/%u:%u/queue",
+              major (sb.st_rdev), minor (sb.st_rdev));
+    uint64_t q = ossd_block_queue_max_bytes (queue);
+    if (q > 0 && (maxb == 0 || q < maxb))
+      maxb = q;
+    return maxb;
   }
   return 0;
 }

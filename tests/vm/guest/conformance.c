@@ -54,7 +54,7 @@
 #include "ossd_transport.h"
 #include "../../../offload_runtime/tests/rt_corpus.h"
 
-#define MAX_DEVS 4
+#define MAX_DEVS 6
 #define PID_CONF 77                   /* partition of the suite's objects */
 #define CHUNK 16384                   /* small chunks: many per message */
 #define BIG_LEN (192 * 1024)          /* 12+ chunks each way */
