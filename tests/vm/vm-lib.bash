@@ -107,10 +107,10 @@ vm_boot () { # $1 = conf file, $2 = accel
 
 vm_qemu_stop () {
   [ -n "$qemu_pid" ] || return 0
-  kill "$qemu_pid" 2>/dev/null
+  kill "$qemu_pid" 2>/dev/null || true
   for _ in $(seq 30); do kill -0 "$qemu_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$qemu_pid" 2>/dev/null
-  wait "$qemu_pid" 2>/dev/null
+  kill -9 "$qemu_pid" 2>/dev/null || true
+  wait "$qemu_pid" 2>/dev/null || true
   qemu_pid=
 }
 
@@ -121,7 +121,7 @@ vm_qemu_wait () {
     [ "$(date +%s)" -lt "$end" ] || { vm_qemu_stop; return 1; }
     sleep 0.2
   done
-  wait "$qemu_pid" 2>/dev/null
+  wait "$qemu_pid" 2>/dev/null || true
   qemu_pid=
   return 0
 }
@@ -153,6 +153,7 @@ vm_accel () {
 }
 
 vm_cleanup () {
+  set +e                      # a caller's errexit: every step runs
   vm_qemu_stop
   local p
   p=$(vm_drive_pid)
