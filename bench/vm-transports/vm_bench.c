@@ -7,8 +7,11 @@
  *   bulk: --mib MiB written with ossd_write and read with ossd_read in
  *     1 MiB calls (4 slots: the pieces of a call go out together).
  *
- *   ossd-vm-bench [--key-file FILE] [--rounds N] [--mib M] NAME=URI...
- * Prints "csv: NAME,KIND,VALUE,UNIT" lines (and a summary per transport).
+ *   ossd-vm-bench [--key-file FILE] [--rounds N] [--mib M] [--passes P]
+ *                 [--first-pass K] NAME=URI...
+ * Each pass measures every transport in turn (so that the load of a
+ * shared machine falls on all of them alike).  Prints
+ * "csv: NAME,PASS,KIND,VALUE,UNIT" lines and a summary per measurement.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,7 +41,7 @@ secs (uint64_t t0)
 
 static int
 bench_one (const char *name, const char *uri, const char *key_file,
-           int rounds, int mib)
+           int rounds, int mib, int pass)
 {
   struct ossd_connect_opts co = { .slots = 1, .max_slots = 4,
                                   .client_name = "vm-bench",
@@ -91,13 +94,13 @@ bench_one (const char *name, const char *uri, const char *key_file,
     }
   double rmib = mib / secs (t0);
 
-  printf ("csv: %s,roundtrip_median,%.1f,us\n", name, med);
-  printf ("csv: %s,roundtrip_p90,%.1f,us\n", name, p90);
-  printf ("csv: %s,write,%.1f,MiB/s\n", name, wmib);
-  printf ("csv: %s,read,%.1f,MiB/s\n", name, rmib);
-  printf ("%s: round trip median %.0f us (p90 %.0f) over %d calls; "
-          "write %.1f MiB/s, read %.1f MiB/s over %d MiB\n", name, med, p90,
-          rounds, wmib, rmib, mib);
+  printf ("csv: %s,%d,roundtrip_median,%.1f,us\n", name, pass, med);
+  printf ("csv: %s,%d,roundtrip_p90,%.1f,us\n", name, pass, p90);
+  printf ("csv: %s,%d,write,%.1f,MiB/s\n", name, pass, wmib);
+  printf ("csv: %s,%d,read,%.1f,MiB/s\n", name, pass, rmib);
+  printf ("%s (pass %d): round trip median %.0f us (p90 %.0f) over %d "
+          "calls; write %.1f MiB/s, read %.1f MiB/s over %d MiB\n", name,
+          pass, med, p90, rounds, wmib, rmib, mib);
   fflush (stdout);
   ossd_disconnect (o);
   free (buf);
@@ -117,11 +120,13 @@ main (int argc, char **argv)
     { "key-file", required_argument, NULL, 'k' },
     { "rounds", required_argument, NULL, 'r' },
     { "mib", required_argument, NULL, 'm' },
+    { "passes", required_argument, NULL, 'p' },
+    { "first-pass", required_argument, NULL, 'f' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *key_file = NULL;
-  int rounds = 300, mib = 32, c, bad = 0;
+  int rounds = 300, mib = 32, passes = 1, first = 1, c, bad = 0;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
   while ((c = getopt_long (argc, argv, "h", lo, NULL)) != -1)
@@ -129,18 +134,23 @@ main (int argc, char **argv)
     case 'k': key_file = optarg; break;
     case 'r': rounds = atoi (optarg); break;
     case 'm': mib = atoi (optarg); break;
+    case 'p': passes = atoi (optarg); break;
+    case 'f': first = atoi (optarg); break;
     case 'h':
-      puts ("usage: ossd-vm-bench [--key-file FILE] [--rounds N] [--mib M] NAME=URI...\n"
+      puts ("usage: ossd-vm-bench [--key-file FILE] [--rounds N] [--mib M] [--passes P]\n"
+            "                     [--first-pass K] NAME=URI...\n"
             "Round trip (64-byte object READ) and bulk write/read (1 MiB calls)\n"
-            "per transport; prints csv: NAME,KIND,VALUE,UNIT lines.");
+            "per transport, P passes over all of them (numbered from K);\n"
+            "prints csv: NAME,PASS,KIND,VALUE,UNIT lines.");
       return 0;
     default: return 2;
     }
-  if (rounds < 10 || mib < 1 || optind >= argc) {
-    fputs ("ossd-vm-bench: want --rounds >= 10, --mib >= 1 and NAME=URI "
-           "(see --help)\n", stderr);
+  if (rounds < 10 || mib < 1 || passes < 1 || optind >= argc) {
+    fputs ("ossd-vm-bench: want --rounds >= 10, --mib >= 1, --passes >= 1 "
+           "and NAME=URI (see --help)\n", stderr);
     return 2;
   }
+  for (int pass = first; pass < first + passes; pass++)
   for (int i = optind; i < argc; i++) {
     char name[32];
     const char *eq = strchr (argv[i], '=');
@@ -150,7 +160,7 @@ main (int argc, char **argv)
     }
     memcpy (name, argv[i], (size_t) (eq - argv[i]));
     name[eq - argv[i]] = '\0';
-    bad += bench_one (name, eq + 1, key_file, rounds, mib);
+    bad += bench_one (name, eq + 1, key_file, rounds, mib, pass);
   }
   return bad ? 1 : 0;
 }
