@@ -10,7 +10,7 @@ $(VM_CONFORMANCE): $(B)/tests/vm/guest/conformance.o $(HOST_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
 
-# In make test too: the whole suite takes about 75 s here (TCG, 2 shared
+# In make test too: the whole suite takes about 90 s here (TCG, 2 shared
 # cores), well under the ~6 minutes past which it would move to .ci/run.
 TEST_SUITES += tap:tests/vm/vm-suite.sh
 

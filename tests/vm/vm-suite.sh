@@ -7,6 +7,7 @@
 # scsi-hd with 4096, AHCI ide-hd with 512 - and runs the guest phases:
 #   conformance  ossd-vm-conformance over nvme:, sg: (SCSI), sg: (SATA)
 #   ossdfs       ossdfs over nvme: and the core of the POSIX checks
+#   ossdfs-sata  the same over sg: on AHCI (512-byte sectors), partition 2
 #   fault-stop   the drive SIGSTOPped with commands outstanding, continued
 #   fault-kill   the drive killed with commands outstanding, restarted
 # The guest's TAP comes over its second serial port; this script numbers it
@@ -17,8 +18,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
 . "$top/tests/vm/vm-lib.bash"
 
-phases=${VM_PHASES:-conformance ossdfs fault-stop fault-kill}
-declare -A phase_limit=([conformance]=200 [ossdfs]=150 [fault-stop]=120 [fault-kill]=120)
+phases=${VM_PHASES:-conformance ossdfs ossdfs-sata fault-stop fault-kill}
+declare -A phase_limit=([conformance]=200 [ossdfs]=150 [ossdfs-sata]=150 [fault-stop]=120 [fault-kill]=120)
 boot_limit=60
 t_start=$(date +%s)
 

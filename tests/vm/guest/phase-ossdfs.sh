@@ -1,6 +1,7 @@
 #!/bin/sh
 # phase-ossdfs.sh - ossdfs in the guest over nvme: (the guest kernel's FUSE
-# and NVMe driver): the core of tests/integration/20-ossdfs-posix.sh in
+# and NVMe driver; OSSDFS_DEVICE and OSSDFS_PARTITION pick another, see
+# phase-ossdfs-sata.sh): the core of tests/integration/20-ossdfs-posix.sh in
 # busybox sh - files, holes, truncation, directories and their errno,
 # renames, links, an unlinked open file, mode/owner/times, a directory of
 # 300 entries, xattrs (user.ossd.*), statfs, every byte and attribute
@@ -15,14 +16,15 @@ in_shell () { d=$1; shift; if "$@" >"$w/step.out" 2>&1; then ok "$d"; else nok "
 check () { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1" "got '$2', want '$3'"; fi; }
 has () { case $2 in *"$3"*) ok "$1" ;; *) nok "$1" "$2" ;; esac; }
 
-dev=nvme:$NVME
-mnt=/mnt/ofs
-w=/tmp/ofs-work
+dev=${OSSDFS_DEVICE:-nvme:$NVME}
+part=${OSSDFS_PARTITION:-1}
+mnt=/mnt/ofs$part
+w=/tmp/ofs-work$part
 mkdir -p "$mnt" "$w"
 fs_pid=
 mounted () { grep -q " $mnt fuse" /proc/mounts; }
 fs_mount () {
-  ossdfs "$mnt" --device "$dev" --foreground --timeout-ms 8000 >>"$w/ossdfs.log" 2>&1 &
+  ossdfs "$mnt" --device "$dev" --partition "$part" --foreground --timeout-ms 8000 >>"$w/ossdfs.log" 2>&1 &
   fs_pid=$!
   i=0
   while [ $i -lt 300 ]; do
@@ -107,7 +109,7 @@ ok_if "setfattr -x" setfattr -x user.color "$mnt/a/f2"
 has "removed xattr: ENODATA" "$(getfattr --absolute-names -n user.color "$mnt/a/f2" 2>&1)" "No such attribute"
 oid=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/a/f2")
 check "user.ossd.oid = inode number" "$oid" "$(stat -c %i "$mnt/a/f2")"
-check "user.ossd.device = the nvme: URI" "$(getfattr --absolute-names --only-values -n user.ossd.device "$mnt/a/f2")" "$dev"
+check "user.ossd.device = the device URI" "$(getfattr --absolute-names --only-values -n user.ossd.device "$mnt/a/f2")" "$dev"
 [ -n "$(setfattr -n user.ossd.oid -v 5 "$mnt/a/f2" 2>&1)" ] && ok "user.ossd.oid is read-only" || nok "user.ossd.oid is read-only"
 
 # ---- statfs, remount, fsck ------------------------------------------------------------
