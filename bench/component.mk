@@ -79,3 +79,14 @@ ALL_TARGETS += $(B)/bench/tpch-dbgen
 TEST_BINS += $(B)/bench/tpch-dbgen
 $(B)/bench/tpch-dbgen: $(TPCH_DBGEN_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(TPCH_DBGEN_OBJS) -lm
+
+# bench/vm-transports: the channel per kernel driver in the VM suite's guest
+# (nvme:, sg: on virtio-scsi, sg: on AHCI) beside NBD from the host.
+$(B)/bench/vm-transports/vm_bench.o: | $(PROTO_GEN)/ossd.pb-c.h
+ALL_TARGETS += $(B)/bench/ossd-vm-bench
+$(B)/bench/ossd-vm-bench: $(B)/bench/vm-transports/vm_bench.o $(HOST_LIB_DEPS)
+	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
+
+.PHONY: bench-vm-transports
+bench-vm-transports: all $(B)/tests/ossd-vm-conformance
+	bench/vm-transports/run

@@ -18,6 +18,7 @@ include host/component.mk
 include bench/component.mk
 include bench/soak/component.mk
 include tests/integration/component.mk
+include tests/vm/component.mk
 include proto/fuzz/component.mk
 include offload_runtime/fuzz/component.mk
 -include pg_ossd/component.mk

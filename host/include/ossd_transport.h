@@ -40,7 +40,9 @@ struct ossd_io
  * wait early (from the client's ossd_connect_opts).  A transport that
  * waits on a connection (NBD) checks both at least every 100 ms, on the
  * connect too; one that runs synchronous system calls (file, sg, nvme,
- * inproc) cannot. */
+ * inproc) cannot, but sg and nvme hand timeout_ms to the kernel as each
+ * read's and write's command timeout (its error handling then aborts the
+ * command; see tests/vm/README.md for what that does under qemu). */
 struct ossd_transport_wait
 {
   uint32_t timeout_ms;         /* each wait; 0 = no limit */

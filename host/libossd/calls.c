@@ -206,7 +206,7 @@ ossd_call (ossd_t *o, const Ossd__Request *req, Ossd__Response **resp,
   if (!s)
     return -(err && err->errnum ? err->errnum : EBUSY);
   r = call_round (o, &s, &req, 1, false, resp, err);
-  client_slot_put (o, s);
+  client_slot_put_after (o, s, r, err);
   return r;
 }
 
@@ -252,7 +252,7 @@ ossd_stream_start (ossd_t *o, const Ossd__Request *req, ossd_stream **out,
   r = client_send (o, st->slot, req, &st->sequence, err);
   if (r < 0)
     {
-      client_slot_put (o, st->slot);
+      client_slot_put_after (o, st->slot, r, err);
       free (st);
       return r;
     }
@@ -274,6 +274,7 @@ ossd_stream_next (ossd_stream *st, Ossd__Response **resp, ossd_error *err)
   if (r < 0)
     {
       st->done = true;
+      st->failed = !err || err->status == OSSD_STATUS_TRANSPORT;
       return r;
     }
   if (!more)
@@ -306,7 +307,7 @@ ossd_stream_close (ossd_stream *st)
           && client_recv (st->o, st->slot, seq, 0, &resp, &more, NULL) == 0)
         ossd__response__free_unpacked (resp, NULL);
     }
-  client_slot_put (st->o, st->slot);
+  client_slot_put_after (st->o, st->slot, st->failed ? -EIO : 0, NULL);
   free (st);
 }
 
@@ -343,7 +344,7 @@ call_many (ossd_t *o, const Ossd__Request *const *reqs, size_t n,
       first = call_round (o, slots, reqs + base, k, ack_in_write,
                           resps + base, err);
       for (size_t j = 0; j < k; j++)
-        client_slot_put (o, slots[j]);
+        client_slot_put_after (o, slots[j], first, err);
       if (first)
         return first;
       base += k;
@@ -749,7 +750,7 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
             }
           if (e < 0 && r == 0)
             r = e;
-          client_slot_put (o, slots[j]);
+          client_slot_put_after (o, slots[j], r, err);
         }
       done += k * piece;
       if (len == 0)

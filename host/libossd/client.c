@@ -183,7 +183,7 @@ client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
 {
   uint32_t index;
 
-  if (now_ms () - s->last_used_ms < o->ctl.lease_ms / 2)
+  if (!s->recheck && now_ms () - s->last_used_ms < o->ctl.lease_ms / 2)
     return s;
   if (claim_slot (o, (int) s->index, &index, err) < 0)
     {
@@ -192,6 +192,7 @@ client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
     }
   s->index = index;
   s->last_used_ms = now_ms ();
+  s->recheck = false;
   return s;
 }
 
@@ -454,6 +455,15 @@ ossd_slots_all_busy (ossd_t *o)
     all = o->slots[j].busy;
   pthread_mutex_unlock (&o->lock);
   return all;
+}
+
+void
+client_slot_put_after (ossd_t *o, struct client_slot *s, int r,
+                       const ossd_error *err)
+{
+  if (r < 0 && (!err || err->status == OSSD_STATUS_TRANSPORT))
+    s->recheck = true;          /* only this thread holds s (busy) */
+  client_slot_put (o, s);
 }
 
 void

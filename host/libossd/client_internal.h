@@ -19,6 +19,13 @@ struct client_slot
   size_t req_cap;
   struct ossd_reassembly ra;   /* multi-chunk responses, buffer kept */
   uint64_t last_used_ms;       /* renew the claim when idle half a lease */
+  bool recheck;                /* its last call failed in the transport or
+                                  the channel: claim it again before the
+                                  next use (the drive may have let it go:
+                                  a lease that ran out while the drive was
+                                  stopped, a drive restarted behind a
+                                  SCSI or NVMe disk, which has no
+                                  connection to lose) */
   size_t last_msg_len;         /* bytes of the last whole response taken */
   bool busy;
 };
@@ -56,6 +63,7 @@ struct ossd_stream
   size_t read_hint;            /* first read of the next message: the size
                                   of the last one (see ossd_stream_next) */
   bool done;
+  bool failed;                 /* a read of the stream failed */
 };
 
 /* A transport failure with errnum ECANCELED (the interrupted hook) is
@@ -65,6 +73,11 @@ void client_set_error (ossd_error *err, int status, int errnum,
   __attribute__ ((format (printf, 4, 5)));
 struct client_slot *client_slot_get (ossd_t *o, ossd_error *err);
 void client_slot_put (ossd_t *o, struct client_slot *s);
+/* client_slot_put after a call that returned r: a failure in the
+ * transport or the channel (err->status OSSD_STATUS_TRANSPORT, or no err)
+ * marks the slot for a new claim before its next use. */
+void client_slot_put_after (ossd_t *o, struct client_slot *s, int r,
+                            const ossd_error *err);
 /* Whether client_slot_get would return at once (a slot of ours is idle or
  * another may be claimed): callers already holding a slot never wait for
  * a second one. */

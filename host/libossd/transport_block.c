@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ossd_frame.h"
 #include "transport_block.h"
@@ -88,6 +90,7 @@ block_rw (struct ossd_transport *t, bool is_write, void *buf, size_t len,
       .lba = f->block_size ? (off + done) / f->block_size : 0,
       .nblocks = f->block_size ? (uint32_t) (n / f->block_size) : 0,
       .what = what,
+      .timeout_ms = t->wait.timeout_ms,
     };
     block_what (f, op, &c, what, sizeof what);
     if (bounce && is_write)
@@ -218,6 +221,39 @@ ossd_block_need_device_node (const char *scheme, const char *dev, int fd,
     return -ENODEV;
   }
   return 0;
+}
+
+/* One unsigned number from a sysfs file; false if absent or not one. */
+static bool
+read_sysfs_u64 (const char *dir, const char *name, uint64_t *v)
+{
+  char path[PATH_MAX];
+  unsigned long long x;
+  bool ok;
+
+  snprintf (path, sizeof path, "%s/%s", dir, name);
+  FILE *fp = fopen (path, "re");
+  if (fp == NULL)
+    return false;
+  ok = fscanf (fp, "%llu", &x) == 1;
+  fclose (fp);
+  if (ok)
+    *v = x;
+  return ok;
+}
+
+uint64_t
+ossd_block_queue_max_bytes (const char *queue)
+{
+  uint64_t kb = 0, segs = 0, best = 0;
+  long page = sysconf (_SC_PAGESIZE);
+
+  if (read_sysfs_u64 (queue, "max_hw_sectors_kb", &kb) && kb > 0)
+    best = kb * 1024;
+  if (read_sysfs_u64 (queue, "max_segments", &segs) && segs > 0
+      && page > 0 && (best == 0 || segs * (uint64_t) page < best))
+    best = segs * (uint64_t) page;
+  return best;
 }
 
 uint32_t

@@ -43,6 +43,10 @@ struct ossd_block_cmd
   uint32_t nblocks;            /* nbytes / facts.block_size (0: bytes) */
   const char *what;            /* names the command for why, e.g.
                                 * "READ(16) of 8 blocks at LBA 40" */
+  uint32_t timeout_ms;         /* the client's wait limit for the device
+                                * (t->wait.timeout_ms), handed to the
+                                * kernel as the command's timeout; 0: the
+                                * encoder's own default */
 };
 
 /* What a transport gives the core: its name and its encoder. */
@@ -106,5 +110,14 @@ int ossd_block_need_device_node (const char *scheme, const char *dev,
  * one LBA. */
 uint32_t ossd_block_max_transfer (uint64_t want, uint64_t kernel_max,
                                   uint64_t cap);
+
+/* The block layer's limit for one pass-through command on the disk whose
+ * request queue is the sysfs directory `queue` (/sys/dev/block/M:m/queue,
+ * /sys/block/NAME/queue): its largest request (max_hw_sectors_kb) and,
+ * because SG_IO on a block node and NVMe pass-through map the caller's
+ * pages instead of copying them, max_segments pages (a buffer's pages are
+ * not physically contiguous in general; past that the kernel refuses the
+ * command with EINVAL).  The smaller of what is known; 0 if neither. */
+uint64_t ossd_block_queue_max_bytes (const char *queue);
 
 #endif /* OSSD_TRANSPORT_BLOCK_H */

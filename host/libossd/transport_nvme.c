@@ -36,7 +36,7 @@
 #include "ossd_transport.h"
 #include "transport_block.h"
 
-#define NVME_TIMEOUT_MS 60000u
+#define NVME_TIMEOUT_MS 60000u         /* unless the client set one */
 #define NVME_DEFAULT_MAX_TRANSFER (128u * 1024)
 #define NVME_MAX_TRANSFER_CAP (32u * 1024 * 1024)
 #define NVME_MAX_BLOCKS 65536u         /* NLB is 16 bits, zero-based */
@@ -105,11 +105,13 @@ nvme_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
   if (r < 0)
     return ossd_block_why (why, whylen, r, "nvme", st->dev, cmd->what,
                            "cannot build the command");
-  /* A Write only reads from the buffer. */
+  /* The kernel aborts the command (and resets the controller) after the
+   * client's deadline; a Write only reads from the buffer. */
   r = nvme_io_passthru (st->fd, c.opcode, 0, 0, c.nsid, 0, 0,
                         c.cdw10, c.cdw11, c.cdw12, 0, 0, 0,
                         c.data_len, cmd->buf, 0, NULL,
-                        NVME_TIMEOUT_MS, NULL);
+                        cmd->timeout_ms ? cmd->timeout_ms : NVME_TIMEOUT_MS,
+                        NULL);
   if (r != 0) {
     int e = errno;
     return nvme_fail (st, cmd->what, r, e, why, whylen);
@@ -149,25 +151,25 @@ static const struct ossd_block_encoder nvme_encoder = {
   .release = nvme_release,
 };
 
-/* The block layer's limit for one request on a block node, from sysfs;
- * 0 if unknown (char node, no sysfs). */
+/* The block layer's limit for one pass-through command, from the
+ * namespace's request queue in sysfs (largest request, segments: the
+ * kernel maps the caller's pages): the block node's own queue, or for the
+ * generic char node ngXnY that of its block node nvmeXnY.  0 if unknown. */
 static uint64_t
-nvme_kernel_max_bytes (const struct stat *sb)
+nvme_kernel_max_bytes (const char *dev, const struct stat *sb)
 {
-  char path[128];
-  unsigned long kb = 0;
+  char queue[PATH_MAX];
+  const char *base = strrchr (dev, '/');
 
-  if (!S_ISBLK (sb->st_mode))
+  base = base ? base + 1 : dev;
+  if (S_ISBLK (sb->st_mode))
+    snprintf (queue, sizeof queue, "/sys/dev/block/%u:%u/queue",
+              major (sb->st_rdev), minor (sb->st_rdev));
+  else if (strncmp (base, "ng", 2) == 0)
+    snprintf (queue, sizeof queue, "/sys/block/nvme%s/queue", base + 2);
+  else
     return 0;
-  snprintf (path, sizeof path, "/sys/dev/block/%u:%u/queue/max_hw_sectors_kb",
-            major (sb->st_rdev), minor (sb->st_rdev));
-  FILE *fp = fopen (path, "re");
-  if (fp == NULL)
-    return 0;
-  if (fscanf (fp, "%lu", &kb) != 1)
-    kb = 0;
-  fclose (fp);
-  return (uint64_t) kb * 1024;
+  return ossd_block_queue_max_bytes (queue);
 }
 
 int
@@ -274,7 +276,7 @@ ossd_transport_open_nvme (const char *dev, struct ossd_transport **out,
     .size_bytes = st->nsze * st->lba_bytes,
     .block_size = st->lba_bytes,
     .max_transfer = ossd_block_max_transfer (maxb,
-                                             nvme_kernel_max_bytes (&sb),
+                                             nvme_kernel_max_bytes (dev, &sb),
                                              cap),
   };
   r = ossd_block_transport_new (&nvme_encoder, st, &facts, out, why, whylen);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
@@ -36,7 +37,7 @@
 #include "ossd_transport.h"
 #include "transport_block.h"
 
-#define SG_TIMEOUT_SECS 60            /* per pass-through command */
+#define SG_TIMEOUT_SECS 60            /* per command, unless the client set one */
 #define SG_DEFAULT_MAX_TRANSFER (512u * 1024)
 #define SG_MAX_TRANSFER_CAP (32u * 1024 * 1024)
 #define SG_SENSE_LEN 64
@@ -127,9 +128,10 @@ sg_unsupported (const struct sg_fail *f)
  * "READ(16) of 8 blocks at LBA 1024".  Returns 0 or a negative errno, and
  * says in *f (if not NULL) whether the device or the OS refused. */
 static int
-sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
-         enum sg_dir dir, void *buf, uint32_t len, const char *what,
-         struct sg_fail *f, char *why, size_t whylen)
+sg_exec_timeout (struct sg_state *st, const uint8_t *cdb, int cdb_len,
+                 enum sg_dir dir, void *buf, uint32_t len, const char *what,
+                 int timeout_secs, struct sg_fail *f, char *why,
+                 size_t whylen)
 {
   uint8_t sense[SG_SENSE_LEN];
   struct sg_fail dummy;
@@ -154,7 +156,7 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     else if (dir == SG_DIR_OUT)
       set_scsi_pt_data_out (pt, buf, (int) len);
 
-    int r = do_scsi_pt (pt, -1, SG_TIMEOUT_SECS, 0);
+    int r = do_scsi_pt (pt, -1, timeout_secs, 0);
     if (r < 0) {
       f->os_err = -r;
       destruct_scsi_pt_obj (pt);
@@ -164,7 +166,7 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
     if (r == SCSI_PT_DO_TIMEOUT) {
       destruct_scsi_pt_obj (pt);
       return ossd_block_why (why, whylen, -ETIMEDOUT, "sg", st->dev, what,
-                             "timed out after %d s", SG_TIMEOUT_SECS);
+                             "timed out after %d s", timeout_secs);
     }
     if (r != 0) {
       destruct_scsi_pt_obj (pt);
@@ -258,6 +260,17 @@ sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
   return ret;                         /* retries exhausted; why is set */
 }
 
+/* sg_exec_timeout with the default timeout (the commands of open and
+ * flush). */
+static int
+sg_exec (struct sg_state *st, const uint8_t *cdb, int cdb_len,
+         enum sg_dir dir, void *buf, uint32_t len, const char *what,
+         struct sg_fail *f, char *why, size_t whylen)
+{
+  return sg_exec_timeout (st, cdb, cdb_len, dir, buf, len, what,
+                          SG_TIMEOUT_SECS, f, why, whylen);
+}
+
 static int
 sg_read_capacity (struct sg_state *st, char *why, size_t whylen)
 {
@@ -336,9 +349,19 @@ sg_kernel_max_bytes (struct sg_state *st)
       return (uint64_t) bytes;
   }
   else if (S_ISBLK (sb.st_mode)) {
+    /* SG_IO on a block node maps the caller's pages (the sg driver
+     * copies): the queue's segment limit counts too */
+    char queue[96];
     unsigned short sectors = 0;
+    uint64_t maxb = 0;
     if (ioctl (st->fd, BLKSECTGET, &sectors) == 0 && sectors > 0)
-      return (uint64_t) sectors * 512;
+      maxb = (uint64_t) sectors * 512;
+    snprintf (queue, sizeof queue, "/sys/dev/block/%u:%u/queue",
+              major (sb.st_rdev), minor (sb.st_rdev));
+    uint64_t q = ossd_block_queue_max_bytes (queue);
+    if (q > 0 && (maxb == 0 || q < maxb))
+      maxb = q;
+    return maxb;
   }
   return 0;
 }
@@ -354,10 +377,15 @@ sg_submit (void *priv, const struct ossd_block_cmd *cmd, char *why,
   uint8_t cdb[16];
 
   ossd_sg_build_rw16 (cdb, cmd->is_write, cmd->lba, cmd->nblocks, false);
-  /* Data-out: libsgutils only reads from the buffer. */
-  return sg_exec (st, cdb, 16, cmd->is_write ? SG_DIR_OUT : SG_DIR_IN,
-                  cmd->buf, (uint32_t) cmd->nbytes, cmd->what, NULL, why,
-                  whylen);
+  /* The kernel aborts the command (SCSI error handling) after the
+   * client's deadline, in whole seconds; data-out: libsgutils only reads
+   * from the buffer. */
+  int secs = cmd->timeout_ms
+    ? (int) ((cmd->timeout_ms + 999) / 1000) : SG_TIMEOUT_SECS;
+  return sg_exec_timeout (st, cdb, 16,
+                          cmd->is_write ? SG_DIR_OUT : SG_DIR_IN, cmd->buf,
+                          (uint32_t) cmd->nbytes, cmd->what, secs, NULL, why,
+                          whylen);
 }
 
 static int

@@ -3,7 +3,9 @@
  * several threads share one connection through separate slots; errors
  * of READ and WRITE come back as the drive's answers; the before_wait
  * hook runs on the caller's thread before each wait for the drive; a
- * client without the key carries the capabilities it was given. */
+ * client without the key carries the capabilities it was given; a slot
+ * whose lease ran out while a call was on it (the drive refuses it) is
+ * claimed again by the next call. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -275,11 +277,58 @@ test_capabilities_given_to_a_client (void **state)
   assert_int_equal (system (why), 0);
 }
 
+/* Sleeps past the lease once, just before the drive sees a call's frames:
+ * as if the drive had been stopped that long (the VM suite's fault-stop
+ * over sg: and nvme:, which have no connection to lose). */
+struct stall
+{
+  int armed;
+  useconds_t us;
+};
+
+static void
+stall_once (void *arg)
+{
+  struct stall *st = arg;
+  if (st->armed)
+    {
+      st->armed = 0;
+      usleep (st->us);
+    }
+}
+
+static void
+test_slot_lost_under_a_call_is_claimed_again (void **state)
+{
+  struct stall st = { 0, 500 * 1000 };
+  struct ossd_connect_opts opts = { .before_wait = stall_once,
+                                    .before_wait_arg = &st };
+  ossd_t *o;
+  ossd_error err;
+  struct ossd_object_stat os;
+
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8&lease_ms=300",
+                                  &opts, &o, &err), 0);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  assert_int_equal (ossd_create (o, 3, 9, &err), 0);
+  st.armed = 1;
+  /* the frames arrive 500 ms after the slot was last used: lease gone */
+  assert_true (ossd_stat (o, 3, 9, &os, &err) < 0);
+  assert_int_equal (err.status, OSSD_STATUS_TRANSPORT);
+  assert_non_null (strstr (err.msg, "expired"));
+  /* at once, not after an idle half lease: claimed again, works */
+  if (ossd_stat (o, 3, 9, &os, &err) < 0)
+    fail_msg ("the call after a lost slot: %s", err.msg);
+  assert_int_equal (ossd_write (o, 3, 9, 0, "again", 5, &err), 0);
+  ossd_disconnect (o);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_idle_past_lease_renews),
+    cmocka_unit_test (test_slot_lost_under_a_call_is_claimed_again),
     cmocka_unit_test (test_threads_share_a_connection),
     cmocka_unit_test (test_read_errors_are_answers),
     cmocka_unit_test (test_write_answers_in_the_write),

@@ -10,7 +10,8 @@
  * third piece reported with device, command and address and stopping the
  * request there, refused requests never reaching the encoder, a batch of
  * I/Os through ossd_transport_batch, flush and close, facts the core
- * refuses, and the open-time helpers.
+ * refuses, the open-time helpers, and the request-queue limits read from
+ * a sysfs directory (largest request, segments as pages).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -522,6 +523,44 @@ test_open_helpers (void **state)
 }
 
 static void
+put_file (const char *dir, const char *name, const char *text)
+{
+  char path[256];
+  snprintf (path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen (path, "w");
+  assert_non_null (f);
+  fputs (text, f);
+  fclose (f);
+}
+
+static void
+test_queue_limits (void **state)
+{
+  /* A request queue in sysfs, as virtio-scsi's looks in the VM suite's
+   * guest: 32764 KiB per request but 126 segments, so 126 pages. */
+  char dir[] = "/tmp/ossd-queue-test-XXXXXX";
+  long page = sysconf (_SC_PAGESIZE);
+  assert_non_null (mkdtemp (dir));
+  assert_int_equal (ossd_block_queue_max_bytes (dir), 0);   /* neither */
+  put_file (dir, "max_hw_sectors_kb", "32764\n");
+  assert_int_equal (ossd_block_queue_max_bytes (dir), 32764ull * 1024);
+  put_file (dir, "max_segments", "126\n");
+  assert_int_equal (ossd_block_queue_max_bytes (dir), 126ull * page);
+  /* the request limit when it is the smaller (NVMe: 512 KiB, 127) */
+  put_file (dir, "max_hw_sectors_kb", "256\n");
+  assert_int_equal (ossd_block_queue_max_bytes (dir), 256 * 1024);
+  put_file (dir, "max_hw_sectors_kb", "junk\n");
+  assert_int_equal (ossd_block_queue_max_bytes (dir), 126ull * page);
+  char path[300];
+  snprintf (path, sizeof path, "%s/max_hw_sectors_kb", dir);
+  unlink (path);
+  snprintf (path, sizeof path, "%s/max_segments", dir);
+  unlink (path);
+  rmdir (dir);
+  assert_int_equal (ossd_block_queue_max_bytes ("/nonexistent/queue"), 0);
+}
+
+static void
 test_why_format (void **state)
 {
   char why[256], small[12];
@@ -554,6 +593,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_error_in_third_piece,
                                      setup_aligned, teardown),
     cmocka_unit_test (test_byte_addressed_names),
+    cmocka_unit_test (test_queue_limits),
     cmocka_unit_test_setup_teardown (test_refused_never_reach_encoder, setup,
                                      teardown),
     cmocka_unit_test_setup_teardown (test_batch, setup, teardown),
