@@ -19,7 +19,7 @@
 
 #define NONE32 UINT32_MAX
 #define MIRROR_TRIES 64
-#define STRIPE_TRIES 8
+#define STRIPE_TRIES 32
 
 struct stripe
 {
@@ -273,13 +273,16 @@ raid_space_alloc_slot (struct raid_space *sp, raid_avoid_fn avoid, void *arg,
   int r = 0;
   for (int pass = 0; pass < 3; pass++)
     {
-      /* pass 0: open stripes, healthy drives only; pass 1: one more open
-       * stripe, healthy drives; pass 2: any free slot (every choice is on
-       * an avoided drive: take it rather than wait) */
+      /* pass 0: open stripes, healthy drives only; pass 1: a new open
+       * stripe, healthy drives (if every open stripe's free slots are on
+       * avoided drives and there are already open_cap of them, one is
+       * closed early: its free slots stay unused, which the usage counts,
+       * rather than a write waiting on a drive in a spike); pass 2: any
+       * free slot (no stripe left to open) */
       if (pass == 1)
         {
           if (sp->nopen >= sp->open_cap)
-            continue;
+            make_full (sp, 0);
           if ((r = open_pair (sp, err)) < 0)
             continue;
         }
