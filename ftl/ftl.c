@@ -1014,10 +1014,10 @@ ftl_host_clock (ftl_t *f)
 }
 
 void
-ftl_advance_clock (ftl_t *f, uint64_t t_ns)
+ftl_set_host_clock (ftl_t *f, uint64_t t_ns)
 {
   LOCK (f);
-  if (!f->in_batch && t_ns > f->now)
+  if (!f->in_batch)
     f->now = t_ns;
   pthread_mutex_unlock (&f->lock);
 }
