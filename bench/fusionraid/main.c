@@ -25,20 +25,21 @@ usage (FILE *out)
 "  --groups G            RAID-5 groups of K drives (4; G*K <= N, the rest\n"
 "                        are spares those layouts leave idle)\n"
 "  --drive-size SIZE     user capacity of each drive (256M)\n"
-"  --op F                over-provisioning of each drive (0.10)\n"
-"  --channels N --ways N --pages-per-block N   geometry (2, 4, 64)\n"
+"  --op F                over-provisioning of each drive (0.28: data-centre\n"
+"                        class)\n"
+"  --channels N --ways N --pages-per-block N   geometry (2, 4, 16)\n"
 "  --pre-max-x F         ageing: random 4K writes, at most F x capacity (2;\n"
 "                        0 = fresh drives)\n"
 "  --idle-gc-min-us U    a drive idle this long runs background GC (1000)\n"
 "\n"
 "Workloads (2-4, one volume each, co-running):\n"
 "  --workload SPEC       ycsb-a[:IOPS] | ycsb-b[:IOPS] | exchange[:IOPS] |\n"
-"                        msr:FILE[:NAME]; repeat (default ycsb-a:2500,\n"
-"                        ycsb-b:2500, exchange:2500)\n"
+"                        msr:FILE[:NAME]; repeat (default ycsb-a:1500,\n"
+"                        ycsb-b:1500, exchange:1500)\n"
 "  --volume-frac F       each volume: F x one group's data space (0.4)\n"
 "  --seconds S           virtual seconds of arrivals measured (2)\n"
 "  --warmup S            virtual seconds before, not measured (0.3)\n"
-"  --burst B             ON-period rate / mean rate (4; 1 = Poisson)\n"
+"  --burst B             ON-period rate / mean rate (8; 1 = Poisson)\n"
 "  --trace-speed X       MSR replay X times faster than recorded (1)\n"
 "\n"
 "Policies (in one run, each on a fresh identical pool):\n"
@@ -55,6 +56,7 @@ usage (FILE *out)
 "  --csv FILE            percentiles per policy and workload\n"
 "  --cdf FILE            latency CDF points per policy and workload\n"
 "  --json                JSON summary on stdout (the table goes to stderr)\n"
+"  --json-file FILE      the JSON summary into FILE as well\n"
 "  --seed N              (1)\n"
 "  --progress / --no-progress   progress bar on stderr (default: if a tty)\n"
 "  --help\n");
@@ -128,7 +130,7 @@ enum
   O_DRIVES = 256, O_WIDTH, O_GROUPS, O_DSIZE, O_OP, O_CHANNELS, O_WAYS,
   O_PPB, O_PREMAX, O_IDLEGC, O_WL, O_VOLFRAC, O_SECONDS, O_WARMUP, O_BURST,
   O_TSPEED, O_POLICIES, O_KON, O_KOFF, O_FLOOR, O_HOLD, O_ALPHA, O_CSV,
-  O_CDF, O_JSON, O_SEED, O_PROGRESS, O_NOPROGRESS, O_HELP,
+  O_CDF, O_JSON, O_JSONFILE, O_SEED, O_PROGRESS, O_NOPROGRESS, O_HELP,
 };
 
 int
@@ -147,6 +149,7 @@ main (int argc, char **argv)
     { "k-off", 1, 0, O_KOFF }, { "floor-us", 1, 0, O_FLOOR },
     { "hold-us", 1, 0, O_HOLD }, { "alpha", 1, 0, O_ALPHA },
     { "csv", 1, 0, O_CSV }, { "cdf", 1, 0, O_CDF }, { "json", 0, 0, O_JSON },
+    { "json-file", 1, 0, O_JSONFILE },
     { "seed", 1, 0, O_SEED }, { "progress", 0, 0, O_PROGRESS },
     { "no-progress", 0, 0, O_NOPROGRESS }, { "help", 0, 0, O_HELP },
     { 0, 0, 0, 0 }
@@ -159,16 +162,16 @@ main (int argc, char **argv)
   o->width = 7;
   o->groups = 4;
   o->drive_bytes = 256ull << 20;
-  o->cfg.over_provisioning = 0.10;
+  o->cfg.over_provisioning = 0.28;
   o->cfg.channels = 2;
   o->cfg.ways = 4;
-  o->cfg.pages_per_block = 64;
+  o->cfg.pages_per_block = 16;
   o->pre_max_x = 2;
   o->idle_gc_min_ns = 1000000;
   o->volume_frac = 0.4;
   o->seconds = 2;
   o->warmup_s = 0.3;
-  o->burst = 4;
+  o->burst = 8;
   o->trace_speed = 1;
   o->seed = 1;
   o->progress = isatty (2);
@@ -213,6 +216,7 @@ main (int argc, char **argv)
       case O_CSV: o->csv = optarg; break;
       case O_CDF: o->cdf = optarg; break;
       case O_JSON: o->json = true; break;
+      case O_JSONFILE: o->json_path = optarg; break;
       case O_SEED: o->seed = strtoull (optarg, NULL, 10); break;
       case O_PROGRESS: o->progress = true; break;
       case O_NOPROGRESS: o->progress = false; break;
@@ -224,9 +228,9 @@ main (int argc, char **argv)
     r = parse_policies (o, policies);
   if (r == 0 && o->nwl == 0)
     {
-      fr_wl_parse ("ycsb-a:2500", &o->wl[0]);
-      fr_wl_parse ("ycsb-b:2500", &o->wl[1]);
-      fr_wl_parse ("exchange:2500", &o->wl[2]);
+      fr_wl_parse ("ycsb-a:1500", &o->wl[0]);
+      fr_wl_parse ("ycsb-b:1500", &o->wl[1]);
+      fr_wl_parse ("exchange:1500", &o->wl[2]);
       o->nwl = 3;
     }
   if (r == 0 && (o->volume_frac <= 0 || o->volume_frac > 1 || o->seconds <= 0
@@ -255,6 +259,17 @@ main (int argc, char **argv)
     return 1;
   if (o->json)
     fr_report_json (o, res, o->npolicies, stdout);
+  if (o->json_path)
+    {
+      FILE *jf = fopen (o->json_path, "w");
+      if (!jf)
+        {
+          fprintf (stderr, "fusionraid-sim: cannot write %s\n", o->json_path);
+          return 1;
+        }
+      fr_report_json (o, res, o->npolicies, jf);
+      fclose (jf);
+    }
   for (uint32_t i = 0; i < o->npolicies; i++)
     for (int w = 0; w <= FR_MAX_WL; w++)
       {
