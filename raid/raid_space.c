@@ -406,7 +406,6 @@ raid_space_kill (struct raid_space *sp, uint64_t stripe, uint32_t pos,
         }
       break;
     case RAID_SS_RAID:
-      t->run = 1;
       if (t->live == 0)
         free_raid_stripe (sp, (uint32_t) stripe, trim);
       break;
@@ -510,7 +509,14 @@ raid_space_usage (const struct raid_space *sp, bool run_only,
           continue;
         }
       if (run_only && !t->run)
-        continue;
+        {
+          /* data the run superseded in preloaded stripes: stranded there
+           * until those stripes are compacted (not done) */
+          if (t->state == RAID_SS_RAID)
+            u->preload_dead_units += (uint32_t) __builtin_popcount
+              (t->alloc & ~t->live);
+          continue;
+        }
       uint32_t live = (uint32_t) __builtin_popcount (t->live);
       switch (t->state)
         {

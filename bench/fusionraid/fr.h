@@ -41,6 +41,9 @@ struct fr_opts
   struct ftl_config cfg;
   double pre_max_x;             /* preconditioning: random writes x capacity */
   uint64_t idle_gc_min_ns;      /* idle gaps at least this long go to ftl_idle */
+  /* stalled drives: unresponsive for stall_ns every stall_period_ns */
+  uint32_t stall_drive[4], nstall;
+  uint64_t stall_period_ns, stall_ns;
   /* workloads */
   struct fr_wl_spec wl[FR_MAX_WL];
   uint32_t nwl;

@@ -31,6 +31,8 @@ usage (FILE *out)
 "  --pre-max-x F         ageing: random 4K writes, at most F x capacity (2;\n"
 "                        0 = fresh drives)\n"
 "  --idle-gc-min-us U    a drive idle this long runs background GC (1000)\n"
+"  --stall D[,D...]:PERIOD_MS:DUR_MS   drives D stall (complete nothing) for\n"
+"                        DUR_MS every PERIOD_MS, from PERIOD_MS/2 on\n"
 "\n"
 "Workloads (2-4, one volume each, co-running):\n"
 "  --workload SPEC       ycsb-a[:IOPS] | ycsb-b[:IOPS] | exchange[:IOPS] |\n"
@@ -125,10 +127,38 @@ parse_policies (struct fr_opts *o, const char *list)
   return o->npolicies ? 0 : -EINVAL;
 }
 
+/* D[,D...]:PERIOD_MS:DUR_MS */
+static int
+parse_stall (struct fr_opts *o, const char *text)
+{
+  char buf[128];
+  snprintf (buf, sizeof buf, "%s", text);
+  char *p1 = strchr (buf, ':'), *p2 = p1 ? strchr (p1 + 1, ':') : NULL;
+  if (!p1 || !p2)
+    goto bad;
+  *p1++ = 0;
+  *p2++ = 0;
+  o->nstall = 0;
+  for (char *t = strtok (buf, ","); t; t = strtok (NULL, ","))
+    {
+      if (o->nstall == 4)
+        goto bad;
+      o->stall_drive[o->nstall++] = (uint32_t) atoi (t);
+    }
+  o->stall_period_ns = (uint64_t) (atof (p1) * 1e6);
+  o->stall_ns = (uint64_t) (atof (p2) * 1e6);
+  if (o->nstall && o->stall_period_ns > o->stall_ns && o->stall_ns > 0)
+    return 0;
+bad:
+  fprintf (stderr, "fusionraid-sim: --stall %s: expected D[,D...]:PERIOD_MS:"
+           "DUR_MS with at most 4 drives and DUR_MS < PERIOD_MS\n", text);
+  return -EINVAL;
+}
+
 enum
 {
   O_DRIVES = 256, O_WIDTH, O_GROUPS, O_DSIZE, O_OP, O_CHANNELS, O_WAYS,
-  O_PPB, O_PREMAX, O_IDLEGC, O_WL, O_VOLFRAC, O_SECONDS, O_WARMUP, O_BURST,
+  O_PPB, O_PREMAX, O_IDLEGC, O_STALL, O_WL, O_VOLFRAC, O_SECONDS, O_WARMUP, O_BURST,
   O_TSPEED, O_POLICIES, O_KON, O_KOFF, O_FLOOR, O_HOLD, O_ALPHA, O_CSV,
   O_CDF, O_JSON, O_JSONFILE, O_SEED, O_PROGRESS, O_NOPROGRESS, O_HELP,
 };
@@ -142,6 +172,7 @@ main (int argc, char **argv)
     { "op", 1, 0, O_OP }, { "channels", 1, 0, O_CHANNELS },
     { "ways", 1, 0, O_WAYS }, { "pages-per-block", 1, 0, O_PPB },
     { "pre-max-x", 1, 0, O_PREMAX }, { "idle-gc-min-us", 1, 0, O_IDLEGC },
+    { "stall", 1, 0, O_STALL },
     { "workload", 1, 0, O_WL }, { "volume-frac", 1, 0, O_VOLFRAC },
     { "seconds", 1, 0, O_SECONDS }, { "warmup", 1, 0, O_WARMUP },
     { "burst", 1, 0, O_BURST }, { "trace-speed", 1, 0, O_TSPEED },
@@ -192,6 +223,9 @@ main (int argc, char **argv)
       case O_PPB: o->cfg.pages_per_block = (uint32_t) atoi (optarg); break;
       case O_PREMAX: o->pre_max_x = atof (optarg); break;
       case O_IDLEGC: o->idle_gc_min_ns = (uint64_t) (atof (optarg) * 1e3); break;
+      case O_STALL:
+        r = parse_stall (o, optarg);
+        break;
       case O_WL:
         if (o->nwl == FR_MAX_WL)
           {

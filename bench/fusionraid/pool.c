@@ -13,6 +13,11 @@
  * clock after it, delivered as an event at that time.  A drive with
  * nothing outstanding for at least --idle-gc-min gets the gap as ftl_idle
  * (background GC), as a real drive would use it.
+ *
+ * A stalled drive (--stall) completes nothing for stall_ns every
+ * stall_period_ns (the first window at half a period): an I/O whose
+ * service overlaps a window ends that much later, as one on an
+ * unresponsive drive would.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -138,6 +143,32 @@ fr_pool_stats (struct fr_pool *p, struct fr_drive_stats *sum)
   return 0;
 }
 
+/* The end of an I/O on a drive that may be stalled. */
+static uint64_t
+stall_delay (const struct fr_opts *o, uint32_t drive, uint64_t start,
+             uint64_t done)
+{
+  bool stalled = false;
+  for (uint32_t i = 0; i < o->nstall; i++)
+    stalled |= o->stall_drive[i] == drive;
+  if (!stalled || !o->stall_period_ns || !o->stall_ns)
+    return done;
+  uint64_t P = o->stall_period_ns, first = P / 2;
+  if (done < first)
+    return done;
+  uint64_t k = start < first ? 0 : (start - first) / P;
+  uint64_t ws = first + k * P, we = ws + o->stall_ns;
+  if (start >= we)
+    {
+      ws += P;
+      we += P;
+    }
+  if (done < ws)
+    return done;
+  uint64_t from = start > ws ? start : ws;
+  return done + (we - from);
+}
+
 static int
 pool_submit (void *ctx, uint32_t drive, enum raid_io_kind kind,
              uint64_t offset, uint32_t units, uint64_t tag)
@@ -171,6 +202,7 @@ pool_submit (void *ctx, uint32_t drive, enum raid_io_kind kind,
     }
   uint64_t done = ftl_host_clock (s->ftl);
   done = done > off + now ? done - off : now;
+  done = stall_delay (run->o, drive, now, done);
   if (done > p->last_done[drive])
     p->last_done[drive] = done;
   if (done - now > p->io_ns_max)

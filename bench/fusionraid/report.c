@@ -72,6 +72,18 @@ fr_space_overhead (const struct raid_space_usage *u)
     / (double) u->data_units : 0;
 }
 
+/* Everything the run's stripes take, per unit of live data: what a
+ * compaction of partly dead stripes (not done) would bring back to
+ * 1 + 1/(K-1). */
+static double
+consumption (const struct raid_space_usage *u)
+{
+  return u->data_units ? (double) (u->data_units + u->replica_units
+                                   + u->parity_units + u->dead_units
+                                   + u->unused_units) / (double) u->data_units
+    : 0;
+}
+
 static const char *
 wl_label (const struct fr_opts *o, uint32_t w)
 {
@@ -166,6 +178,14 @@ fr_report_text (const struct fr_opts *o, struct fr_result *r, size_t n,
            "after %.2f s\n", o->drives,
            (unsigned long long) (o->drive_bytes >> 20), o->width - 1,
            o->groups, o->nwl, o->seconds, o->warmup_s);
+  if (o->nstall)
+    {
+      fprintf (out, "stalled drives:");
+      for (uint32_t i = 0; i < o->nstall; i++)
+        fprintf (out, " %u", o->stall_drive[i]);
+      fprintf (out, " (%.1f ms every %.1f ms)\n", o->stall_ns / 1e6,
+               o->stall_period_ns / 1e6);
+    }
   fprintf (out, "\n%-20s %-10s %8s %10s %10s %10s\n", "policy", "workload",
            "requests", "p50_us", "p99_us", "p99.9_us");
   for (size_t i = 0; i < n; i++)
@@ -201,30 +221,36 @@ fr_report_text (const struct fr_opts *o, struct fr_result *r, size_t n,
                    p50b > 0 ? (1 - p50f / p50b) * 100 : 0);
         }
     }
-  fprintf (out, "\nspace (units written in the run; overhead = (replicas + "
-           "parity) / data):\n");
+  fprintf (out, "\nspace (stripes the run wrote; overhead = (replicas + "
+           "parity) / live data; consumption = all units they take / live "
+           "data):\n");
   for (size_t i = 0; i < n; i++)
     {
       if (!r[i].has_space)
         {
-          fprintf (out, "  %-20s in place: parity overhead %.1f%%\n",
-                   r[i].policy, 100.0 / (o->width - 1));
+          fprintf (out, "  %-20s in place: parity overhead %.1f%% (consumption "
+                   "%.2fx)\n", r[i].policy, 100.0 / (o->width - 1),
+                   1 + 1.0 / (o->width - 1));
           continue;
         }
       const struct raid_space_usage *e = &r[i].space_end, *d = &r[i].space_drained;
       fprintf (out, "  %-20s end of run: overhead %.1f%% (data %llu, replicas "
-               "%llu, parity %llu, dead %llu); all converted: %.1f%% (data "
-               "%llu, replicas %llu, parity %llu, dead %llu, unused %llu)\n",
+               "%llu, parity %llu, dead %llu; consumption %.2fx); all "
+               "converted: %.1f%% (data %llu, replicas %llu, parity %llu, dead "
+               "%llu, unused %llu; consumption %.2fx); superseded in the "
+               "preloaded stripes: %llu\n",
                r[i].policy, 100 * fr_space_overhead (e),
                (unsigned long long) e->data_units,
                (unsigned long long) e->replica_units,
                (unsigned long long) e->parity_units,
-               (unsigned long long) e->dead_units, 100 * fr_space_overhead (d),
+               (unsigned long long) e->dead_units, consumption (e),
+               100 * fr_space_overhead (d),
                (unsigned long long) d->data_units,
                (unsigned long long) d->replica_units,
                (unsigned long long) d->parity_units,
                (unsigned long long) d->dead_units,
-               (unsigned long long) d->unused_units);
+               (unsigned long long) d->unused_units, consumption (d),
+               (unsigned long long) d->preload_dead_units);
     }
   fprintf (out, "\nengine and drives:\n");
   for (size_t i = 0; i < n; i++)
@@ -266,11 +292,15 @@ json_space (FILE *out, const struct raid_space_usage *u)
 {
   fprintf (out, "{\"data_units\":%llu,\"replica_units\":%llu,"
            "\"parity_units\":%llu,\"dead_units\":%llu,\"unused_units\":%llu,"
-           "\"overhead\":%.4f}", (unsigned long long) u->data_units,
+           "\"preload_dead_units\":%llu,\"overhead\":%.4f,"
+           "\"consumption\":%.4f}",
+           (unsigned long long) u->data_units,
            (unsigned long long) u->replica_units,
            (unsigned long long) u->parity_units,
            (unsigned long long) u->dead_units,
-           (unsigned long long) u->unused_units, fr_space_overhead (u));
+           (unsigned long long) u->unused_units,
+           (unsigned long long) u->preload_dead_units, fr_space_overhead (u),
+           consumption (u));
 }
 
 void

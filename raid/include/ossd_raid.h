@@ -184,8 +184,9 @@ void raid_space_convert_done (struct raid_space *sp, uint64_t stripe,
 void raid_space_close_open (struct raid_space *sp);
 uint64_t raid_space_full_count (const struct raid_space *sp);
 
-/* Space, in units, of what was written during the run (preloaded stripes
- * are left out until something of the run lands in them) and in total. */
+/* Space, in units, of the stripes written during the run (run_only:
+ * preloaded stripes are left out, but what the run superseded in them is
+ * counted as preload_dead_units) or of all stripes. */
 struct raid_space_usage
 {
   uint64_t data_units;        /* live data units */
@@ -193,6 +194,7 @@ struct raid_space_usage
   uint64_t parity_units;      /* parity of RAID stripes */
   uint64_t dead_units;        /* superseded units a RAID stripe still holds */
   uint64_t unused_units;      /* slots never written of closed stripes */
+  uint64_t preload_dead_units;   /* run_only: superseded preloaded units */
   uint64_t free_stripes, open_stripes, full_stripes, raid_stripes,
            mirror_stripes;
 };
