@@ -209,7 +209,6 @@ main (int argc, char **argv)
   raid_monitor_defaults (&o->mon);
   const char *policies = "fusionraid,fusionraid-noconv,raid5-groups,raid50";
   int c, r = 0;
-  uint64_t sz;
   while ((c = getopt_long (argc, argv, "h", lo, NULL)) != -1 && r == 0)
     switch (c)
       {
@@ -257,7 +256,6 @@ main (int argc, char **argv)
       case O_HELP: case 'h': usage (stdout); return 0;
       default: usage (stderr); return 2;
       }
-  (void) sz;
   if (r == 0)
     r = parse_policies (o, policies);
   if (r == 0 && o->nwl == 0)
