@@ -20,10 +20,10 @@
 static uint64_t
 vol_stripe (const struct raid_engine *e, uint32_t vol, uint64_t j)
 {
-  uint32_t G = e->c.groups;
-  if (e->c.policy == RAID_POLICY_RAID5_GROUPS)
-    return (j + (uint64_t) (vol / G) * e->stripes_per_vol) * G + vol % G;
-  return (uint64_t) vol * e->stripes_per_vol + j;
+  return raid_layout_volume_stripe (&e->L, e->c.policy
+                                    == RAID_POLICY_RAID5_GROUPS
+                                    ? RAID_VMAP_GROUP : RAID_VMAP_RAID50,
+                                    vol, e->stripes_per_vol, j);
 }
 
 static void

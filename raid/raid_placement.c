@@ -137,3 +137,14 @@ raid_layout_reverse (const struct raid_layout *L, uint32_t drive,
   *stripe = offset * L->groups + g;
   return 0;
 }
+
+uint64_t
+raid_layout_volume_stripe (const struct raid_layout *L,
+                           enum raid_volume_map map, uint32_t vol,
+                           uint64_t stripes_per_vol, uint64_t j)
+{
+  uint32_t G = L->groups ? L->groups : 1;
+  if (map == RAID_VMAP_GROUP)
+    return (j + (uint64_t) (vol / G) * stripes_per_vol) * G + vol % G;
+  return (uint64_t) vol * stripes_per_vol + j;
+}

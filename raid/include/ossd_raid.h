@@ -11,7 +11,8 @@
  * Parts, one concern each:
  * - placement (raid_placement.c): where unit `pos` of stripe s lives.  MOLS
  *   declustering over a pool of n drives (n prime), and fixed groups of K
- *   drives (RAID-5 groups; RAID-50 is RAID-0 over the same groups).
+ *   drives, with volumes on one group each (RAID-5 groups) or over all of
+ *   them (RAID-50: RAID-0 over the same groups).
  * - fusion space (raid_space.c): per-stripe state of FusionRAID's write path
  *   (replicated slots "in stripe", their mirror stripe, conversion to parity,
  *   space accounting).  Deterministic, no I/O.
@@ -89,6 +90,21 @@ int raid_layout_reverse (const struct raid_layout *L, uint32_t drive,
                          uint64_t offset, uint64_t *stripe, uint32_t *pos);
 const char *raid_layout_name (enum raid_layout_kind k);
 bool raid_is_prime (uint32_t n);
+
+/* How volumes of in-place layouts take stripes of a GROUPS layout:
+ * RAID-5 groups give volume v the stripes of group v % G (volumes sharing
+ * a group one after the other), RAID-50 gives every volume consecutive
+ * stripes, which go round the groups (RAID-0 over RAID-5 groups). */
+enum raid_volume_map
+{
+  RAID_VMAP_GROUP = 0,        /* RAID-5 groups: a volume on one group */
+  RAID_VMAP_RAID50 = 1,       /* RAID-50: a volume over every group */
+};
+/* The layout stripe holding volume `vol`'s stripe j, each volume having
+ * stripes_per_vol stripes. */
+uint64_t raid_layout_volume_stripe (const struct raid_layout *L,
+                                    enum raid_volume_map map, uint32_t vol,
+                                    uint64_t stripes_per_vol, uint64_t j);
 
 /* ---- fusion space: FusionRAID's per-stripe state ----------------------
  *

@@ -154,6 +154,41 @@ test_groups (void **state)
                                       &err), -EINVAL);
 }
 
+/* Volumes on RAID-5 groups stay on their group; on RAID-50 each volume
+ * spreads evenly over all 28 drives; no stripe serves two volumes. */
+static void
+test_volume_maps (void **state)
+{
+  struct raid_layout L;
+  raid_error err;
+  assert_int_equal (raid_layout_init (&L, RAID_LAYOUT_GROUPS, 29, 7, 4, 70,
+                                      &err), 0);
+  /* 5 volumes of 32 stripes; group 0 holds volumes 0 and 4 (64 of its 70
+   * rows) */
+  for (int map = 0; map < 2; map++)
+    {
+      uint8_t used[280] = { 0 };
+      for (uint32_t v = 0; v < 5; v++)
+        {
+          uint64_t units[29] = { 0 };
+          for (uint64_t j = 0; j < 32; j++)
+            {
+              uint64_t s = raid_layout_volume_stripe (&L, map, v, 32, j);
+              assert_true (s < L.stripes);
+              assert_int_equal (used[s], 0);
+              used[s] = 1;
+              for (uint32_t p = 0; p < 7; p++)
+                units[raid_layout_locate (&L, s, p).drive]++;
+            }
+          for (uint32_t d = 0; d < 29; d++)
+            if (map == RAID_VMAP_GROUP)
+              assert_int_equal (units[d], d / 7 == v % 4 ? 32 : 0);
+            else      /* 8 stripes per group: 8 units on each drive */
+              assert_int_equal (units[d], d < 28 ? 8 : 0);
+        }
+    }
+}
+
 int
 main (void)
 {
@@ -161,6 +196,7 @@ main (void)
     cmocka_unit_test (test_mols_balance),
     cmocka_unit_test (test_mols_refuses),
     cmocka_unit_test (test_groups),
+    cmocka_unit_test (test_volume_maps),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
