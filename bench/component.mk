@@ -90,3 +90,18 @@ $(B)/bench/ossd-vm-bench: $(B)/bench/vm-transports/vm_bench.o $(HOST_LIB_DEPS)
 .PHONY: bench-vm-transports
 bench-vm-transports: all $(B)/tests/ossd-vm-conformance
 	bench/vm-transports/run
+
+# bench/fusionraid: the raid/ core over a pool of D FTLs (ftl-sim's drive
+# set-up, preconditioning, MSR parser and Zipf shared by linking its objects).
+FTL_SIM_LIB_OBJS := $(filter-out $(B)/bench/ftl-sim/main.o,$(FTL_SIM_OBJS))
+FUSIONRAID_OBJS := $(call objs,bench,$(wildcard bench/fusionraid/*.c))
+$(FUSIONRAID_OBJS): CPPFLAGS_bench += -Iftl/include -Iraid/include
+ALL_TARGETS += $(B)/bench/fusionraid/fusionraid-sim
+TEST_BINS += $(B)/bench/fusionraid/fusionraid-sim
+TEST_SUITES += tap:bench/fusionraid/test-fusionraid.sh
+$(B)/bench/fusionraid/fusionraid-sim: $(FUSIONRAID_OBJS) $(FTL_SIM_LIB_OBJS) $(RAID_LIB) $(FTL_LIB)
+	$(CC) $(CFLAGS) -o $@ $(FUSIONRAID_OBJS) $(FTL_SIM_LIB_OBJS) $(RAID_LIB) $(FTL_LIB) -lm -pthread
+
+.PHONY: bench-fusionraid
+bench-fusionraid: $(B)/bench/fusionraid/fusionraid-sim
+	bench/fusionraid/run

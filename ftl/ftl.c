@@ -1004,6 +1004,24 @@ ftl_get_info (ftl_t *f, struct ftl_device_info *info, ftl_error *err)
   return UNLOCK (f, 0);
 }
 
+uint64_t
+ftl_host_clock (ftl_t *f)
+{
+  LOCK (f);
+  uint64_t t = f->now;
+  pthread_mutex_unlock (&f->lock);
+  return t;
+}
+
+void
+ftl_set_host_clock (ftl_t *f, uint64_t t_ns)
+{
+  LOCK (f);
+  if (!f->in_batch)
+    f->now = t_ns;
+  pthread_mutex_unlock (&f->lock);
+}
+
 int
 ftl_idle (ftl_t *f, uint64_t budget_ns, ftl_error *err)
 {

@@ -135,6 +135,16 @@ sim_rand01 (struct sim *s)
 
 /* workloads.c */
 int wl_run (struct sim *s);
+/* Zipf (Gray et al.) over n items, theta in (0,1), hot items scattered
+ * over [0, n) (bench/fusionraid draws from it too). */
+struct zipf
+{
+  uint64_t n;
+  double theta, alpha, zetan, eta, half_pow;
+};
+int zipf_init (struct zipf *z, uint64_t n, double theta);
+/* The item for a uniform draw u in [0, 1). */
+uint64_t zipf_pick (const struct zipf *z, double u);
 const char *wl_name (enum sim_workload w);
 int wl_parse (const char *name, enum sim_workload *out);
 
@@ -149,6 +159,16 @@ int precondition_run (struct sim *s);
 
 /* trace_msr.c */
 int trace_msr_replay (struct sim *s, const char *path);
+/* One record of an MSR Cambridge CSV line (Timestamp in 100 ns units). */
+struct msr_rec
+{
+  uint64_t ts, off, size;
+  bool write;
+  char host[64];
+  unsigned disk;
+};
+/* Parse one line (modified in place); false if it is not a record. */
+bool msr_parse_line (char *line, struct msr_rec *r);
 
 /* report.c */
 int report_open (struct sim *s, const char *csv_path);

@@ -44,13 +44,7 @@ wl_parse (const char *name, enum sim_workload *out)
 
 /* ---- Zipf (Gray et al., "Quickly generating billion-record synthetic
  * databases"), scrambled so hot items are spread over the volume ---- */
-struct zipf
-{
-  uint64_t n;
-  double theta, alpha, zetan, eta, half_pow;
-};
-
-static int
+int
 zipf_init (struct zipf *z, uint64_t n, double theta)
 {
   if (theta <= 0 || theta >= 1 || n < 2)
@@ -71,10 +65,10 @@ zipf_init (struct zipf *z, uint64_t n, double theta)
   return 0;
 }
 
-static uint64_t
-zipf_next (struct zipf *z, struct sim *s)
+uint64_t
+zipf_pick (const struct zipf *z, double u)
 {
-  double u = sim_rand01 (s), uz = u * z->zetan;
+  double uz = u * z->zetan;
   uint64_t rank;
   if (uz < 1)
     rank = 0;
@@ -93,6 +87,12 @@ zipf_next (struct zipf *z, struct sim *s)
       h *= 0x100000001b3ull;
     }
   return h % z->n;
+}
+
+static uint64_t
+zipf_next (struct zipf *z, struct sim *s)
+{
+  return zipf_pick (z, sim_rand01 (s));
 }
 
 /* Number of requests of the measured phase. */

@@ -338,6 +338,19 @@ int ftl_fsck_report (ftl_t *ftl, uint64_t *problems, ftl_fsck_report_fn report,
  * time (the device calls this when idle). */
 int ftl_idle (ftl_t *ftl, uint64_t budget_ns, ftl_error *err);
 
+/* The host clock of an unpaced drive in a simulation of many drives on one
+ * virtual time line (bench/fusionraid).  ftl_host_clock: the virtual ns
+ * the host side has reached (the completion of the last request, or the end
+ * of the last ftl_idle).  ftl_set_host_clock: the next request arrives at
+ * t, earlier or later than that: one arriving before earlier requests
+ * completed overlaps them on the dies and channels (as requests of a deep
+ * queue do: each NAND operation still waits for its die and channel), one
+ * arriving later finds the drive idle (doing no background work; ftl_idle
+ * is how idle time does some).  A request's latency is then
+ * ftl_host_clock() after it minus t.  No effect inside a batch. */
+uint64_t ftl_host_clock (ftl_t *ftl);
+void ftl_set_host_clock (ftl_t *ftl, uint64_t t_ns);
+
 /* ---- drive profiles and real-time pacing (ftl_pace.c) -------------- */
 struct ftl_profile_info
 {
