@@ -21,8 +21,8 @@
 #include "libossd.h"
 
 /* chunks queued per stream, and at most in all */
-#define OSSD_QUEUE_PER_STREAM 8
-#define OSSD_QUEUE_CAP 64
+#define OSSD_QUEUE_PER_STREAM 32
+#define OSSD_QUEUE_CAP 128
 
 /*
  * The per-drive statistics of the processes of a parallel plan, in its

@@ -439,7 +439,7 @@ ossd_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (workers > 0)
 		partial_index_paths = ossd_index_block_paths(root, rel, device_quals, workers);
 	cp = ossd_make_scan_path(root, rel, device_quals, 0, 1.0, 0, NIL, 1.0, 0);
-	ossd_add_offload_path(root, rel, cp);
+	ossd_add_offload_path(root, rel, &cp->path);
 	foreach(lc, index_paths)
 		add_path(rel, lfirst(lc));
 
@@ -544,7 +544,7 @@ ossd_make_scan_path(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
  * Q21's anti and semi joins then never finish).
  */
 void
-ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cp)
+ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, Path *path)
 {
 	if (ossd_force_offload && !ossd_rel_rescanned(root, rel))
 	{
@@ -561,7 +561,7 @@ ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cp)
 		rel->pathlist = kept;
 		rel->partial_pathlist = NIL;
 	}
-	add_path(rel, &cp->path);
+	add_path(rel, path);
 }
 
 /*

@@ -24,8 +24,12 @@
  * both skip the rows where c is not true (count(*) counts CASE WHEN c
  * THEN true END), and the host evaluates the same CASE on its own rows.
  *
- * Not offloaded (stays a normal Agg): DISTINCT / ORDER BY aggregates,
- * grouping sets, float sums and min/max (order- and
+ * Aggregates all over DISTINCT x (the same column): the drive groups by
+ * the keys and x with no aggregate, under PostgreSQL's own sorted Agg
+ * (add_distinct_agg_path).
+ *
+ * Not offloaded (stays a normal Agg): other DISTINCT and ORDER BY
+ * aggregates, grouping sets, float sums and min/max (order- and
  * sign-of-zero-dependent), numeric min/max or keys without a fixed scale,
  * text min/max outside the C collation, and anything not on the
  * whitelist.
@@ -53,6 +57,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "optimizer/prep.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
@@ -99,6 +104,12 @@ static create_upper_paths_hook_type prev_upper_hook = NULL;
 static Plan *ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
 								CustomPath *best_path, List *tlist,
 								List *clauses, List *custom_plans);
+
+static CustomPath *make_group_path(PlannerInfo *root, RelOptInfo *input_rel,
+									RelOptInfo *output_rel, RangeTblEntry *rte,
+									List *quals, OssdProgram *fprogp, List *keys,
+									List *eqops, List *kcolls, List *aggrefs,
+									List *having, PathTarget *target);
 
 static CustomPathMethods ossd_agg_path_methods = {
 	.CustomName = "OssdScan",
@@ -221,6 +232,349 @@ ossd_agg_groups_sent(PlannerInfo *root, List *keys, double ngroups, double rows)
 	return rows;
 }
 
+/*
+ * The one DISTINCT argument of aggrefs, when every one of them is
+ * agg(DISTINCT x) over the same plain column x of the relation, with no
+ * ORDER BY or FILTER (any aggregate: the host's Agg computes it); the
+ * first such Aggref, or NULL.
+ */
+static Aggref *
+distinct_aggregate_arg(List *aggrefs, Index relid)
+{
+	Node	   *x = NULL;
+	ListCell   *lc;
+
+	if (aggrefs == NIL)
+		return NULL;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst(lc);
+		Node	   *arg;
+
+		if (a->aggdistinct == NIL || a->aggorder != NIL || a->aggfilter ||
+			a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL ||
+			a->aggsplit != AGGSPLIT_SIMPLE || list_length(a->args) != 1)
+			return NULL;
+		arg = (Node *) ((TargetEntry *) linitial(a->args))->expr;
+		if (!IsA(arg, Var) || ((Var *) arg)->varno != relid || ((Var *) arg)->varattno <= 0)
+			return NULL;
+		if (x && !equal(x, arg))
+			return NULL;
+		x = arg;
+	}
+	return linitial(aggrefs);
+}
+
+/*
+ * agg(DISTINCT x) GROUP BY keys as the drive's grouping by (keys, x) --
+ * no aggregate: the distinct pairs of its share -- sorted by the keys
+ * under PostgreSQL's own Agg, which aggregates each group's x (its
+ * DISTINCT drops the pairs the drive's shares had in common; the host's
+ * merge of the drive's groups already did).  x must be a key the drive
+ * groups by (the types and collations of keys).
+ */
+static void
+add_distinct_agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					  RangeTblEntry *rte, List *quals, OssdProgram *fprog, List *keys,
+					  List *eqops, List *kcolls, Aggref *first, PathTarget *target,
+					  List *groupclause, void *extra)
+{
+	Query	   *parse = root->parse;
+	Var		   *x = (Var *) ((TargetEntry *) linitial(first->args))->expr;
+	SortGroupClause *dsgc = linitial(first->aggdistinct);
+	Oid			t = exprType((Node *) x);
+	List	   *dkeys = list_copy(keys);
+	List	   *deqops = list_copy(eqops);
+	List	   *dkcolls = list_copy(kcolls);
+	PathTarget *dtarget;
+	CustomPath *cp;
+	Path	   *path;
+	AggClauseCosts agg_costs;
+	double		ngroups;
+	Node	   *having = extra ? ((GroupPathExtraData *) extra)->havingQual : NULL;
+
+	if (!ossd_type_supported(t) || t == FLOAT4OID || t == FLOAT8OID ||
+		(t == NUMERICOID && x->vartypmod < 0) ||
+		!OidIsValid(dsgc->eqop) || !dsgc->hashable)
+		return;
+	if (keys != NIL && !grouping_is_sortable(groupclause))
+		return;
+	if (!list_member(dkeys, x))
+	{
+		if (list_length(dkeys) >= 16)
+			return;
+		dkeys = lappend(dkeys, x);
+		deqops = lappend_oid(deqops, dsgc->eqop);
+		dkcolls = lappend_oid(dkcolls, exprCollation((Node *) x));
+	}
+	/* the keys keep their sort-group refs: the Sort and the Agg find them */
+	dtarget = create_empty_pathtarget();
+	{
+		ListCell   *lc;
+
+		foreach(lc, dkeys)
+		{
+			int			i = foreach_current_index(lc);
+
+			add_column_to_pathtarget(dtarget, lfirst(lc), i < list_length(groupclause) ?
+									 ((SortGroupClause *) list_nth(groupclause, i))->tleSortGroupRef : 0);
+		}
+	}
+	set_pathtarget_cost_width(root, dtarget);
+	cp = make_group_path(root, input_rel, output_rel, rte, quals, fprog, dkeys, deqops,
+						 dkcolls, NIL, NIL, dtarget);
+	if (cp == NULL)
+		return;
+	path = &cp->path;
+	if (keys != NIL)
+		path = (Path *) create_sort_path(root, output_rel, path, root->group_pathkeys, -1.0);
+	MemSet(&agg_costs, 0, sizeof(agg_costs));
+	get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &agg_costs);
+	ngroups = keys ? estimate_num_groups(root, keys, input_rel->rows, NULL, NULL) : 1;
+	path = (Path *) create_agg_path(root, output_rel, path, target,
+									keys ? AGG_SORTED : AGG_PLAIN, AGGSPLIT_SIMPLE,
+									groupclause, (List *) having, &agg_costs, ngroups);
+	ossd_add_offload_path(root, output_rel, path);
+	(void) parse;
+}
+
+/*
+ * The drive-side grouping path of input_rel (keys, aggregates, HAVING) with
+ * the given output target, or NULL when an aggregate or a key cannot be
+ * computed on the drive.  quals and *fprog are the relation's pushed
+ * filter.
+ */
+static CustomPath *
+make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+				RangeTblEntry *rte, List *quals, OssdProgram *fprogp, List *keys,
+				List *eqops, List *kcolls, List *aggrefs, List *having,
+				PathTarget *target)
+{
+	Index		relid = input_rel->relid;
+	OssdProgram fprog = *fprogp;
+	List	   *args = NIL;
+	List	   *aggspecs = NIL;
+	List	   *outs = NIL;		/* output column exprs */
+	List	   *groupby = NIL;
+	bool		need_map = false;
+	ListCell   *lc;
+	OssdProgram mprog;
+	char	   *why;
+	List	   *bind = NIL;
+	List	   *proj = NIL;
+	List	   *outputs = NIL;
+	Const	   *progc;
+	Const	   *mapc;
+	List	   *aggpriv;
+	List	   *scan_tlist = NIL;
+	CustomPath *cp;
+	int			resno = 1;
+	Path	   *cheapest;
+	double		ngroups;
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst(lc);
+		Expr	   *arg;
+		Oid			argtype;
+		int			kind = classify_aggref(a, &arg, &argtype);
+		int			filter = AGF_NONE;
+
+		if (kind < 0)
+			return NULL;
+		if (a->aggfilter)
+		{
+			CaseExpr   *ce = makeNode(CaseExpr);
+			CaseWhen   *w = makeNode(CaseWhen);
+
+			filter = AGF_FILTER;
+			if (kind == OSSD_AGG_COUNT_STAR)
+			{
+				kind = OSSD_AGG_COUNT;
+				arg = (Expr *) makeBoolConst(true, false);
+				argtype = BOOLOID;
+				filter = AGF_STAR;
+			}
+			w->expr = (Expr *) a->aggfilter;
+			w->result = arg;
+			w->location = -1;
+			ce->casetype = argtype;
+			ce->casecollid = exprCollation((Node *) arg);
+			ce->args = list_make1(w);
+			ce->defresult = (Expr *) makeNullConst(argtype, exprTypmod((Node *) arg),
+												   ce->casecollid);
+			ce->location = -1;
+			arg = (Expr *) ce;
+		}
+		if (arg && !IsA(arg, Var))
+		{
+			/* numeric expressions, and CASEs of by-value results */
+			if (argtype != NUMERICOID &&
+				!(IsA(arg, CaseExpr) && ossd_map_scalar_type(argtype)))
+				return NULL;
+			need_map = true;
+		}
+		if (arg && IsA(arg, Var) && (((Var *) arg)->varno != relid || ((Var *) arg)->varattno <= 0))
+			return NULL;
+		args = lappend(args, arg ? (Node *) arg : (Node *) makeNullConst(INT4OID, -1, InvalidOid));
+		aggspecs = lappend(aggspecs, lappend_int(list_make5_int(kind, -1, argtype, a->aggtype,
+																a->inputcollid), filter));
+	}
+
+	/* output columns: keys first, then distinct aggregate inputs */
+	outs = list_copy(keys);
+	foreach(lc, keys)
+		groupby = lappend_int(groupby, foreach_current_index(lc));
+	{
+		ListCell   *ac,
+				   *sc;
+
+		forboth(ac, args, sc, aggspecs)
+		{
+			List	   *spec = lfirst(sc);
+			Node	   *arg = lfirst(ac);
+			int			pos;
+
+			if (linitial_int(spec) == OSSD_AGG_COUNT_STAR)
+			{
+				lsecond_int(spec) = 0;
+				continue;
+			}
+			pos = list_member(outs, arg) ? -1 : list_length(outs);
+			if (pos < 0)
+			{
+				ListCell   *oc;
+
+				foreach(oc, outs)
+					if (equal(lfirst(oc), arg))
+					{
+						pos = foreach_current_index(oc);
+						break;
+					}
+			}
+			else
+				outs = lappend(outs, arg);
+			lsecond_int(spec) = pos;
+		}
+	}
+	if (list_length(outs) > OSSD_KCTX_MAX_OUT)
+		return NULL;
+
+	memset(&mprog, 0, sizeof(mprog));
+	if (need_map)
+	{
+		/* a map kernel outputs by-value types and numeric only */
+		foreach(lc, outs)
+		{
+			Oid			t = exprType(lfirst(lc));
+
+			if (t == TEXTOID || t == VARCHAROID || t == BPCHAROID)
+			{
+				/* char(1) group keys travel as their byte (ossd_compile_map) */
+				if (foreach_current_index(lc) < list_length(keys) && is_char1_var(lfirst(lc)))
+					continue;
+				return NULL;
+			}
+		}
+		if (!ossd_compile_map(outs, relid, fprog.bind, &mprog, &why))
+			return NULL;
+		bind = mprog.bind;
+		foreach(lc, outs)
+		{
+			Oid			t = exprType(lfirst(lc));
+			int16		len;
+			bool		byval;
+			char		align;
+
+			if (is_char1_var(lfirst(lc)))
+				t = INT2OID;
+			get_typlenbyvalalign(t, &len, &byval, &align);
+			outputs = lappend(outputs, list_make5_int(t, len, byval,
+													  align == TYPALIGN_DOUBLE ? 8 : align == TYPALIGN_INT ? 4 :
+													  align == TYPALIGN_SHORT ? 2 : 1,
+													  exprTypmod(lfirst(lc))));
+		}
+	}
+	else
+	{
+		bind = fprog.bind;
+		foreach(lc, outs)
+			proj = lappend_int(proj, ((Var *) lfirst(lc))->varattno);
+	}
+
+	progc = fprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(fprog.image), false, false)
+		: makeNullConst(BYTEAOID, -1, InvalidOid);
+	mapc = mprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(mprog.image), false, false)
+		: makeNullConst(BYTEAOID, -1, InvalidOid);
+
+	aggpriv = list_make5(makeInteger(relid), mapc, outputs, groupby, aggspecs);
+	aggpriv = lappend(aggpriv, keys);
+	aggpriv = lappend(aggpriv, args);
+	aggpriv = lappend(aggpriv, quals);
+	aggpriv = lappend(aggpriv, eqops);
+	aggpriv = lappend(aggpriv, kcolls);
+	aggpriv = lappend(aggpriv, makeString(psprintf("%u", rte->relid)));
+
+	foreach(lc, keys)
+		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+	foreach(lc, aggrefs)
+		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
+
+	cp = makeNode(CustomPath);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = output_rel;
+	cp->path.pathtarget = target;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = false;
+	cp->path.parallel_workers = 0;
+	ngroups = keys ? estimate_num_groups(root, keys, input_rel->rows, NULL, NULL) : 1;
+	cp->path.rows = ngroups;
+	if (having)
+		cp->path.rows = clamp_row_est(ngroups *
+									  clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
+	cp->path.pathkeys = NIL;
+	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
+	cp->custom_paths = NIL;
+	{
+		List	   *priv = list_make5(progc, bind, proj, makeString(""), aggpriv);
+
+		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
+		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
+		priv = lappend(priv, makeInteger(0));	/* OSSD_PRIV_PARTIAL */
+		cp->custom_private = list_make3(priv, scan_tlist, having);
+	}
+	cp->methods = &ossd_agg_path_methods;
+
+	/*
+	 * cost: the drive reads and aggregates the all-visible part (as a scan
+	 * does, plus the aggregates' transition functions per row that passes
+	 * the filter, plus packing each partial group it sends), the host the rest at the cost of its cheapest path, and
+	 * merges the partial groups the drive sends (ossd_agg_groups_sent);
+	 * drive and host overlap (ossd_cost), HAVING runs on each merged group.
+	 * Nothing comes out before the last chunk.
+	 */
+	cheapest = input_rel->cheapest_total_path;
+	{
+		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
+		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
+		double		sent = f > 0 ? ossd_agg_groups_sent(root, keys, ngroups,
+														f * input_rel->rows) : 0;
+		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows +
+											ossd_transfer_tuple_cost * sent);
+		Cost		host = (1.0 - f) * cheapest->total_cost +
+			(ossd_transfer_tuple_cost + cpu_operator_cost * list_length(aggrefs)) * sent +
+			ngroups * cpu_tuple_cost;
+		QualCost	hcost;
+
+		cost_qual_eval(&hcost, having, root);
+		cp->path.startup_cost = 10.0 + Max(host, drive) + hcost.startup +
+			hcost.per_tuple * ngroups;
+		cp->path.total_cost = cp->path.startup_cost + cp->path.rows * cpu_tuple_cost;
+	}
+	return cp;
+}
+
 static void
 ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 						RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
@@ -235,29 +589,14 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *aggrefs = NIL;
 	List	   *having = NIL;
 	List	   *vars;
-	List	   *args = NIL;
-	List	   *aggspecs = NIL;
-	List	   *outs = NIL;		/* output column exprs */
-	List	   *groupby = NIL;
-	bool		need_map = false;
 	ListCell   *lc;
 	Index		relid;
-	OssdProgram fprog,
-				mprog;
+	OssdProgram fprog;
 	char	   *why;
-	List	   *bind = NIL;
-	List	   *proj = NIL;
-	List	   *outputs = NIL;
-	Const	   *progc;
-	Const	   *mapc;
-	List	   *aggpriv;
-	List	   *scan_tlist = NIL;
 	CustomPath *cp;
-	int			resno = 1;
-	Path	   *cheapest;
-	double		ngroups;
 	List	   *groupclause;
 	PathTarget *target;
+	Aggref	   *distinct_of;
 
 	if (prev_upper_hook)
 		prev_upper_hook(root, stage, input_rel, output_rel, extra);
@@ -362,207 +701,24 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	}
 	if ((aggrefs == NIL && keys == NIL) || list_length(aggrefs) > 24)
 		return;
-	foreach(lc, aggrefs)
-	{
-		Aggref	   *a = lfirst(lc);
-		Expr	   *arg;
-		Oid			argtype;
-		int			kind = classify_aggref(a, &arg, &argtype);
-		int			filter = AGF_NONE;
-
-		if (kind < 0)
-			return;
-		if (a->aggfilter)
-		{
-			CaseExpr   *ce = makeNode(CaseExpr);
-			CaseWhen   *w = makeNode(CaseWhen);
-
-			filter = AGF_FILTER;
-			if (kind == OSSD_AGG_COUNT_STAR)
-			{
-				kind = OSSD_AGG_COUNT;
-				arg = (Expr *) makeBoolConst(true, false);
-				argtype = BOOLOID;
-				filter = AGF_STAR;
-			}
-			w->expr = (Expr *) a->aggfilter;
-			w->result = arg;
-			w->location = -1;
-			ce->casetype = argtype;
-			ce->casecollid = exprCollation((Node *) arg);
-			ce->args = list_make1(w);
-			ce->defresult = (Expr *) makeNullConst(argtype, exprTypmod((Node *) arg),
-												   ce->casecollid);
-			ce->location = -1;
-			arg = (Expr *) ce;
-		}
-		if (arg && !IsA(arg, Var))
-		{
-			/* numeric expressions, and CASEs of by-value results */
-			if (argtype != NUMERICOID &&
-				!(IsA(arg, CaseExpr) && ossd_map_scalar_type(argtype)))
-				return;
-			need_map = true;
-		}
-		if (arg && IsA(arg, Var) && (((Var *) arg)->varno != relid || ((Var *) arg)->varattno <= 0))
-			return;
-		args = lappend(args, arg ? (Node *) arg : (Node *) makeNullConst(INT4OID, -1, InvalidOid));
-		aggspecs = lappend(aggspecs, lappend_int(list_make5_int(kind, -1, argtype, a->aggtype,
-																a->inputcollid), filter));
-	}
-
-	/* output columns: keys first, then distinct aggregate inputs */
-	outs = list_copy(keys);
-	foreach(lc, keys)
-		groupby = lappend_int(groupby, foreach_current_index(lc));
-	{
-		ListCell   *ac,
-				   *sc;
-
-		forboth(ac, args, sc, aggspecs)
-		{
-			List	   *spec = lfirst(sc);
-			Node	   *arg = lfirst(ac);
-			int			pos;
-
-			if (linitial_int(spec) == OSSD_AGG_COUNT_STAR)
-			{
-				lsecond_int(spec) = 0;
-				continue;
-			}
-			pos = list_member(outs, arg) ? -1 : list_length(outs);
-			if (pos < 0)
-			{
-				ListCell   *oc;
-
-				foreach(oc, outs)
-					if (equal(lfirst(oc), arg))
-					{
-						pos = foreach_current_index(oc);
-						break;
-					}
-			}
-			else
-				outs = lappend(outs, arg);
-			lsecond_int(spec) = pos;
-		}
-	}
-	if (list_length(outs) > OSSD_KCTX_MAX_OUT)
-		return;
-
-	memset(&mprog, 0, sizeof(mprog));
-	if (need_map)
-	{
-		/* a map kernel outputs by-value types and numeric only */
-		foreach(lc, outs)
-		{
-			Oid			t = exprType(lfirst(lc));
-
-			if (t == TEXTOID || t == VARCHAROID || t == BPCHAROID)
-			{
-				/* char(1) group keys travel as their byte (ossd_compile_map) */
-				if (foreach_current_index(lc) < list_length(keys) && is_char1_var(lfirst(lc)))
-					continue;
-				return;
-			}
-		}
-		if (!ossd_compile_map(outs, relid, fprog.bind, &mprog, &why))
-			return;
-		bind = mprog.bind;
-		foreach(lc, outs)
-		{
-			Oid			t = exprType(lfirst(lc));
-			int16		len;
-			bool		byval;
-			char		align;
-
-			if (is_char1_var(lfirst(lc)))
-				t = INT2OID;
-			get_typlenbyvalalign(t, &len, &byval, &align);
-			outputs = lappend(outputs, list_make5_int(t, len, byval,
-													  align == TYPALIGN_DOUBLE ? 8 : align == TYPALIGN_INT ? 4 :
-													  align == TYPALIGN_SHORT ? 2 : 1,
-													  exprTypmod(lfirst(lc))));
-		}
-	}
-	else
-	{
-		bind = fprog.bind;
-		foreach(lc, outs)
-			proj = lappend_int(proj, ((Var *) lfirst(lc))->varattno);
-	}
-
-	progc = fprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(fprog.image), false, false)
-		: makeNullConst(BYTEAOID, -1, InvalidOid);
-	mapc = mprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(mprog.image), false, false)
-		: makeNullConst(BYTEAOID, -1, InvalidOid);
-
-	aggpriv = list_make5(makeInteger(relid), mapc, outputs, groupby, aggspecs);
-	aggpriv = lappend(aggpriv, keys);
-	aggpriv = lappend(aggpriv, args);
-	aggpriv = lappend(aggpriv, quals);
-	aggpriv = lappend(aggpriv, eqops);
-	aggpriv = lappend(aggpriv, kcolls);
-	aggpriv = lappend(aggpriv, makeString(psprintf("%u", rte->relid)));
-
-	foreach(lc, keys)
-		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
-	foreach(lc, aggrefs)
-		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(lfirst(lc)), resno++, NULL, false));
-
-	cp = makeNode(CustomPath);
-	cp->path.pathtype = T_CustomScan;
-	cp->path.parent = output_rel;
-	cp->path.pathtarget = target;
-	cp->path.param_info = NULL;
-	cp->path.parallel_aware = false;
-	cp->path.parallel_safe = false;
-	cp->path.parallel_workers = 0;
-	ngroups = keys ? estimate_num_groups(root, keys, input_rel->rows, NULL, NULL) : 1;
-	cp->path.rows = ngroups;
-	if (having)
-		cp->path.rows = clamp_row_est(ngroups *
-									  clauselist_selectivity(root, having, 0, JOIN_INNER, NULL));
-	cp->path.pathkeys = NIL;
-	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;	/* ossd_exec.c */
-	cp->custom_paths = NIL;
-	{
-		List	   *priv = list_make5(progc, bind, proj, makeString(""), aggpriv);
-
-		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
-		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
-		priv = lappend(priv, makeInteger(0));	/* OSSD_PRIV_PARTIAL */
-		cp->custom_private = list_make3(priv, scan_tlist, having);
-	}
-	cp->methods = &ossd_agg_path_methods;
 
 	/*
-	 * cost: the drive reads and aggregates the all-visible part (as a scan
-	 * does, plus the aggregates' transition functions per row that passes
-	 * the filter, plus packing each partial group it sends), the host the rest at the cost of its cheapest path, and
-	 * merges the partial groups the drive sends (ossd_agg_groups_sent);
-	 * drive and host overlap (ossd_cost), HAVING runs on each merged group.
-	 * Nothing comes out before the last chunk.
+	 * Every aggregate over DISTINCT x (the same x): the drive groups by the
+	 * keys and x with no aggregate -- the distinct (keys, x) of its share,
+	 * as for SELECT DISTINCT --, the host merges them and PostgreSQL's own
+	 * Agg, sorted by the keys, aggregates each group's distinct x.
 	 */
-	cheapest = input_rel->cheapest_total_path;
+	distinct_of = distinct_aggregate_arg(aggrefs, relid);
+	if (distinct_of)
 	{
-		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
-		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
-		double		sent = f > 0 ? ossd_agg_groups_sent(root, keys, ngroups,
-														f * input_rel->rows) : 0;
-		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows +
-											ossd_transfer_tuple_cost * sent);
-		Cost		host = (1.0 - f) * cheapest->total_cost +
-			(ossd_transfer_tuple_cost + cpu_operator_cost * list_length(aggrefs)) * sent +
-			ngroups * cpu_tuple_cost;
-		QualCost	hcost;
-
-		cost_qual_eval(&hcost, having, root);
-		cp->path.startup_cost = 10.0 + Max(host, drive) + hcost.startup +
-			hcost.per_tuple * ngroups;
-		cp->path.total_cost = cp->path.startup_cost + cp->path.rows * cpu_tuple_cost;
+		add_distinct_agg_path(root, input_rel, output_rel, rte, quals, &fprog,
+							  keys, eqops, kcolls, distinct_of, target, groupclause, extra);
+		return;
 	}
-	ossd_add_offload_path(root, output_rel, cp);
+	cp = make_group_path(root, input_rel, output_rel, rte, quals, &fprog, keys, eqops,
+						 kcolls, aggrefs, having, target);
+	if (cp)
+		ossd_add_offload_path(root, output_rel, &cp->path);
 }
 
 static Plan *

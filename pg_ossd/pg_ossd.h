@@ -131,7 +131,7 @@ extern bool ossd_compile_filter(List *quals, Index relid, OssdProgram *out,
 /* ossd_planner.c */
 extern void ossd_planner_init(void);
 extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
-								  CustomPath *cp);
+								  Path *path);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
 extern List *ossd_private_element(List *custom_private, const char *tag);
 extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,

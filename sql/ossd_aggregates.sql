@@ -4,8 +4,9 @@
 -- over each type, GROUP BY keys of each type (numeric keys with a map
 -- kernel: issue 12, D3), NULL keys, expressions, empty input, HAVING on
 -- the merged groups, more groups than the drive's table holds, DISTINCT,
--- FILTER clauses and CASE arguments (map kernel), ORDER BY inside
--- aggregates, grouping sets, window
+-- FILTER clauses and CASE arguments (map kernel), DISTINCT aggregates
+-- (the drive's grouping under a host Agg), ORDER BY inside aggregates,
+-- grouping sets, window
 -- functions, joins, and the rows the drive cannot aggregate (host blocks,
 -- TOAST, sums past 128 bits, NaN and infinities).
 --
@@ -311,6 +312,39 @@ SELECT v.q, c.* FROM (VALUES
 RESET ossd.kernel_mode;
 
 -- ===================================================================
+-- DISTINCT aggregates: every aggregate over DISTINCT x (the same x) runs
+-- as the drive's grouping by the keys and x with no aggregate -- the
+-- distinct pairs of its share, merged on the host as SELECT DISTINCT's
+-- are -- under PostgreSQL's own Agg, sorted by the keys, which aggregates
+-- each group's distinct x.  Any aggregate then works; x must be a column
+-- the drive groups by (not float, numeric with a scale).  Mixed with other
+-- aggregates, over two columns, or with ORDER BY or FILTER: a host Agg.
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, count(DISTINCT v4) FROM ag GROUP BY k2;
+SELECT k2, count(DISTINCT v4) FROM ag GROUP BY k2 ORDER BY k2;
+SELECT * FROM agg_check($$SELECT k2, count(DISTINCT v4) FROM ag GROUP BY k2$$);
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT kt, count(DISTINCT kc) FROM ag WHERE v4 > 0 GROUP BY kt HAVING count(DISTINCT kc) > 2;
+SELECT kt, count(DISTINCT kc) FROM ag WHERE v4 > 0 GROUP BY kt HAVING count(DISTINCT kc) > 2 ORDER BY kt;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT count(DISTINCT vd), min(DISTINCT vd) FROM ag;
+SELECT count(DISTINCT vd), min(DISTINCT vd) FROM ag;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT count(DISTINCT v2), sum(DISTINCT v2), avg(DISTINCT v2) FROM ag'),
+  ('SELECT kd, count(DISTINCT vn), avg(DISTINCT vn), max(DISTINCT vn) FROM ag GROUP BY kd'),
+  ('SELECT kc, count(DISTINCT vt) FROM ag GROUP BY kc'),
+  ('SELECT k2, kb, count(DISTINCT v8) FROM ag WHERE k4 < 7 GROUP BY k2, kb'),
+  ('SELECT k2, count(DISTINCT k2) FROM ag GROUP BY k2'),
+  ('SELECT k4, array_length(array_agg(DISTINCT v2), 1) FROM ag GROUP BY k4'),
+  ('SELECT count(DISTINCT id) FROM ag'),
+  ('SELECT count(DISTINCT v4), count(*) FROM ag'),
+  ('SELECT count(DISTINCT v4), count(DISTINCT v2) FROM ag'),
+  ('SELECT count(DISTINCT vf) FROM ag'), ('SELECT count(DISTINCT vu) FROM ag'),
+  ('SELECT count(DISTINCT v2 + 1) FROM ag'),
+  ('SELECT count(DISTINCT v4) FILTER (WHERE kb) FROM ag'),
+  ('SELECT array_agg(DISTINCT kc ORDER BY kc) FROM ag')
+) v(q), LATERAL agg_check(v.q) c;
+
+-- ===================================================================
 -- Issue 12, D3: a fixed-scale numeric group key beside a map kernel
 -- (the drive's key was read as a varlena: SIGSEGV in hash_numeric)
 -- ===================================================================
@@ -390,13 +424,14 @@ SELECT v.q, c.* FROM (VALUES
 DROP TABLE manyg, manyg_shuffled;
 
 -- ===================================================================
--- Aggregation that stays on the host: DISTINCT, FILTER, ORDER BY in the
--- aggregate, grouping sets, window functions, SRFs, a qual that is not
--- pushed, joins (a plain SELECT DISTINCT of columns is the drive's: a
--- grouping with no aggregate, ossd_agg_planning.sql)
+-- Aggregation that stays on the host: DISTINCT beside other aggregates,
+-- ORDER BY in the aggregate, grouping sets, window functions, SRFs, a
+-- qual that is not pushed, joins (a plain SELECT DISTINCT of columns is
+-- the drive's: a grouping with no aggregate, ossd_agg_planning.sql; so
+-- are DISTINCT aggregates of one column and FILTER clauses, above)
 -- ===================================================================
-EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, count(DISTINCT k4) FROM ag GROUP BY k2;
-EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, sum(v4) FILTER (WHERE kb) FROM ag GROUP BY k2;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, count(DISTINCT k4), count(*) FROM ag GROUP BY k2;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, sum(v4) FILTER (WHERE length(kt) = 4) FROM ag GROUP BY k2;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, k4, count(*) FROM ag GROUP BY ROLLUP (k2, k4);
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, count(*), rank() OVER (ORDER BY count(*)) FROM ag GROUP BY k2;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT k2, count(*) FROM ag WHERE v4 % 2 = 0 GROUP BY k2;
