@@ -1,0 +1,116 @@
+/* ftl_profile.h - the drive's access profiler (issue 16, docs/sofs.md).
+ *
+ * SOFS (references/003) records every I/O (time, process, start, length),
+ * builds a directed graph of block-to-block transitions per process and
+ * merges the graphs for planning.  This is that record, bounded and cheap
+ * enough to stay on in a drive:
+ *
+ * - a ring of the last `ring_records` host reads (object, offset, length,
+ *   time, stream);
+ * - per stream (a channel slot; stream numbers fold modulo `streams`) a
+ *   transition graph: vertices are (pid, oid, unit) with units of
+ *   `unit_bytes` (8 KiB = a heap page by default), an edge u -> v counts
+ *   how often v was read right after u by that stream, inside one read
+ *   (consecutive units) or from one read to the next;
+ * - each graph is a fixed hash table of `edges_per_stream` edges; when it
+ *   is three quarters full every weight is halved and the edges that reach
+ *   zero are dropped (aging: heavy edges survive, old light ones go);
+ * - objects are interned into a table of `max_objects`; reads of objects
+ *   beyond it are counted, kept in the ring, but not graphed.
+ *
+ * Memory is fixed at creation (about 24 bytes x edges_per_stream x streams
+ * + 48 bytes x ring_records).  Disabled, a record call is one atomic load.
+ * Thread-safe: one mutex (the FTL serialises reads under its own lock
+ * anyway).  Functions returning int return 0 or a negative errno and fill
+ * err.  Depends only on ossd_ftl.h (for ftl_error).
+ */
+#ifndef FTL_PROFILE_H
+#define FTL_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ossd_ftl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ftl_profile ftl_profile_t;
+
+struct ftl_profile_config
+{
+  uint32_t ring_records;        /* default 4096 */
+  uint32_t streams;             /* default 8 */
+  uint32_t edges_per_stream;    /* default 4096 (rounded up to 2^k) */
+  uint32_t max_objects;         /* default 1024 */
+  uint32_t unit_bytes;          /* default 8192; power of two >= 4096 */
+  uint32_t max_units_per_read;  /* units of one read graphed (default 64):
+                                   a 32 MiB read does not add 4096 edges */
+};
+
+void ftl_profile_config_defaults (struct ftl_profile_config *c);
+/* Zero fields take the defaults; -EINVAL (with the field) for bad ones. */
+int ftl_profile_create (const struct ftl_profile_config *c, ftl_profile_t **out,
+                        ftl_error *err);
+void ftl_profile_destroy (ftl_profile_t *p);   /* safe on NULL */
+
+void ftl_profile_set_enabled (ftl_profile_t *p, bool on);
+bool ftl_profile_enabled (ftl_profile_t *p);
+/* Forget every record, edge and counter (the enabled flag stays). */
+void ftl_profile_reset (ftl_profile_t *p);
+void ftl_profile_get_config (ftl_profile_t *p, struct ftl_profile_config *c);
+
+/* One host read of [off, off + len) of object pid:oid by `stream` at
+ * time_ns (any clock; the drive gives CLOCK_REALTIME).  No-op when
+ * disabled or len == 0. */
+void ftl_profile_record (ftl_profile_t *p, uint32_t stream, uint64_t pid,
+                         uint64_t oid, uint64_t off, uint64_t len,
+                         uint64_t time_ns);
+
+struct ftl_profile_counters
+{
+  uint64_t reads, read_bytes;       /* reads recorded */
+  uint64_t units;                   /* units they covered (graphed ones) */
+  uint64_t transitions;             /* edge increments */
+  uint64_t intra_transitions;       /* of them, inside one read */
+  uint64_t cross_object_transitions;
+  uint64_t units_not_graphed;       /* beyond max_units_per_read */
+  uint64_t edges;                   /* distinct edges now, all streams */
+  uint64_t agings;                  /* halvings of a stream's weights */
+  uint64_t edges_aged_out;          /* edges dropped by aging */
+  uint64_t objects, objects_dropped;   /* interned / reads not graphed */
+  uint64_t ring_overwritten;        /* records pushed out of the ring */
+  uint64_t memory_bytes;            /* fixed at creation */
+};
+void ftl_profile_get_counters (ftl_profile_t *p, struct ftl_profile_counters *c);
+
+struct ftl_profile_read
+{
+  uint64_t time_ns, pid, oid, offset, length;
+  uint32_t stream;
+};
+/* The newest min(cap, held) records, oldest first; returns the number. */
+size_t ftl_profile_reads (ftl_profile_t *p, struct ftl_profile_read *out,
+                          size_t cap);
+
+struct ftl_profile_vertex
+{
+  uint64_t pid, oid, unit;
+};
+struct ftl_profile_edge
+{
+  struct ftl_profile_vertex from, to;
+  uint64_t weight;
+};
+/* The merged graph: every stream's edges with equal (from, to) summed,
+ * heaviest first (ties by from, then to).  Up to cap edges into out
+ * (cap 0 / out NULL: only count); *n = copied, *total = distinct edges. */
+int ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out,
+                       size_t cap, size_t *n, size_t *total, ftl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FTL_PROFILE_H */

@@ -1,0 +1,214 @@
+/* test_profile.c - the access profiler (ftl_profile.h): the read ring,
+ * transitions inside and between reads, per-stream graphs merged, aging
+ * of a full graph, the object bound, enable/reset, concurrent recorders. */
+#include <pthread.h>
+
+#include "ftl_test_util.h"
+#include "ftl_profile.h"
+
+static ftl_profile_t *
+make (uint32_t edges, uint32_t objects, uint32_t ring)
+{
+  struct ftl_profile_config c = { .edges_per_stream = edges,
+    .max_objects = objects, .ring_records = ring, .streams = 4 };
+  ftl_profile_t *p = NULL;
+  ftl_error err = { "" };
+  int r = ftl_profile_create (&c, &p, &err);
+  if (r)
+    fprintf (stderr, "%s\n", err.msg);
+  assert_int_equal (r, 0);
+  ftl_profile_set_enabled (p, true);
+  return p;
+}
+
+static uint64_t
+weight_of (const struct ftl_profile_edge *e, size_t n, uint64_t oid_from,
+           uint64_t uf, uint64_t oid_to, uint64_t ut)
+{
+  for (size_t i = 0; i < n; i++)
+    if (e[i].from.oid == oid_from && e[i].from.unit == uf
+        && e[i].to.oid == oid_to && e[i].to.unit == ut)
+      return e[i].weight;
+  return 0;
+}
+
+static void
+test_edges_and_merge (void **state)
+{
+  ftl_profile_t *p = make (0, 0, 0);
+  ftl_error err = { "" };
+  /* stream 0: units 0,1 of 1:10 in one read, then unit 4 */
+  ftl_profile_record (p, 0, 1, 10, 0, 16384, 100);
+  ftl_profile_record (p, 0, 1, 10, 32768, 8192, 200);
+  /* stream 1 (another slot): units 0,1 again, then object 1:11 unit 0 */
+  ftl_profile_record (p, 1, 1, 10, 0, 16384, 300);
+  ftl_profile_record (p, 1, 1, 11, 100, 10, 400);
+  /* stream 5 folds onto stream 1: continues from 1:11 unit 0 */
+  ftl_profile_record (p, 5, 1, 10, 8192, 4096, 500);
+  struct ftl_profile_edge e[16];
+  size_t n, total;
+  assert_int_equal (ftl_profile_edges (p, e, 16, &n, &total, &err), 0);
+  assert_int_equal (total, 4);
+  assert_int_equal (n, 4);
+  /* heaviest first: 0 -> 1 seen by both streams */
+  assert_int_equal (e[0].weight, 2);
+  assert_int_equal (e[0].from.unit, 0);
+  assert_int_equal (e[0].to.unit, 1);
+  assert_int_equal (weight_of (e, n, 10, 1, 10, 4), 1);
+  assert_int_equal (weight_of (e, n, 10, 1, 11, 0), 1);
+  assert_int_equal (weight_of (e, n, 11, 0, 10, 1), 1);
+  assert_int_equal (weight_of (e, n, 10, 4, 10, 0), 0);   /* other stream */
+  struct ftl_profile_counters c;
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.reads, 5);
+  assert_int_equal (c.read_bytes, 16384 * 2 + 8192 + 10 + 4096);
+  assert_int_equal (c.units, 2 + 1 + 2 + 1 + 1);
+  assert_int_equal (c.transitions, 5);
+  assert_int_equal (c.intra_transitions, 2);
+  assert_int_equal (c.cross_object_transitions, 2);
+  assert_int_equal (c.objects, 2);
+  assert_int_equal (c.edges, 4 + 1);   /* 0 -> 1 lives in two graphs */
+  /* the ring, oldest first */
+  struct ftl_profile_read rd[8];
+  assert_int_equal (ftl_profile_reads (p, rd, 8), 5);
+  assert_int_equal (rd[0].time_ns, 100);
+  assert_int_equal (rd[4].stream, 5);
+  assert_int_equal (rd[3].oid, 11);
+  assert_int_equal (ftl_profile_reads (p, rd, 2), 2);
+  assert_int_equal (rd[0].time_ns, 400);
+  /* count only */
+  assert_int_equal (ftl_profile_edges (p, NULL, 0, &n, &total, &err), 0);
+  assert_int_equal (n, 0);
+  assert_int_equal (total, 4);
+  ftl_profile_destroy (p);
+}
+
+static void
+test_ring_wraps (void **state)
+{
+  ftl_profile_t *p = make (0, 0, 4);
+  for (uint64_t i = 0; i < 10; i++)
+    ftl_profile_record (p, 0, 1, 1, i * 8192, 8192, i);
+  struct ftl_profile_read rd[8];
+  assert_int_equal (ftl_profile_reads (p, rd, 8), 4);
+  for (int i = 0; i < 4; i++)
+    assert_int_equal (rd[i].time_ns, 6 + i);
+  struct ftl_profile_counters c;
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.ring_overwritten, 6);
+  ftl_profile_destroy (p);
+}
+
+/* A 16-edge graph ages at 12: weights halve, light edges go, the heavy
+ * one (read again after every other read) stays; the table never holds
+ * more than three quarters. */
+static void
+test_aging_keeps_heavy_edges (void **state)
+{
+  ftl_profile_t *p = make (16, 0, 0);
+  ftl_error err = { "" };
+  for (uint64_t u = 100; u < 160; u++)
+    {
+      ftl_profile_record (p, 0, 1, 1, u * 8192, 8192, 0);   /* 1 -> u, new */
+      ftl_profile_record (p, 0, 1, 1, 0, 16384, 0);   /* u -> 0 new, 0 -> 1 */
+    }
+  struct ftl_profile_counters c;
+  ftl_profile_get_counters (p, &c);
+  assert_true (c.agings >= 1);
+  assert_true (c.edges_aged_out > 0);
+  assert_true (c.edges <= 12);
+  struct ftl_profile_edge e[16];
+  size_t n, total;
+  assert_int_equal (ftl_profile_edges (p, e, 16, &n, &total, &err), 0);
+  assert_int_equal (total, c.edges);
+  assert_int_equal (e[0].from.unit, 0);
+  assert_int_equal (e[0].to.unit, 1);
+  assert_true (e[0].weight >= 2);
+  ftl_profile_destroy (p);
+}
+
+static void
+test_bounds_enable_reset (void **state)
+{
+  ftl_profile_t *p = make (0, 2, 0);
+  ftl_error err = { "" };
+  ftl_profile_record (p, 0, 1, 1, 0, 8192, 0);
+  ftl_profile_record (p, 0, 1, 2, 0, 8192, 0);
+  ftl_profile_record (p, 0, 1, 3, 0, 8192, 0);   /* third object: not graphed */
+  ftl_profile_record (p, 0, 1, 1, 0, 1 << 20, 0);   /* 128 units: 64 graphed */
+  struct ftl_profile_counters c;
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.objects, 2);
+  assert_int_equal (c.objects_dropped, 1);
+  assert_int_equal (c.units_not_graphed, 64);
+  assert_int_equal (c.reads, 4);
+  assert_true (c.memory_bytes > 0);
+  ftl_profile_set_enabled (p, false);
+  assert_false (ftl_profile_enabled (p));
+  ftl_profile_record (p, 0, 1, 1, 0, 8192, 0);
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.reads, 4);
+  ftl_profile_reset (p);
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.reads, 0);
+  assert_int_equal (c.edges, 0);
+  assert_true (c.memory_bytes > 0);
+  size_t n, total;
+  assert_int_equal (ftl_profile_edges (p, NULL, 0, &n, &total, &err), 0);
+  assert_int_equal (total, 0);
+  /* bad configurations say which field */
+  struct ftl_profile_config bad = { .unit_bytes = 6000 };
+  ftl_profile_t *q;
+  assert_int_equal (ftl_profile_create (&bad, &q, &err), -EINVAL);
+  assert_non_null (strstr (err.msg, "unit_bytes"));
+  ftl_profile_destroy (p);
+}
+
+struct worker
+{
+  ftl_profile_t *p;
+  uint32_t stream;
+};
+
+static void *
+recorder (void *arg)
+{
+  struct worker *w = arg;
+  for (uint64_t i = 0; i < 20000; i++)
+    ftl_profile_record (w->p, w->stream, 1, w->stream, (i % 500) * 8192, 8192, i);
+  return NULL;
+}
+
+static void
+test_concurrent_streams (void **state)
+{
+  ftl_profile_t *p = make (0, 0, 0);
+  pthread_t t[4];
+  struct worker w[4];
+  for (int i = 0; i < 4; i++)
+    {
+      w[i] = (struct worker) { p, (uint32_t) i };
+      pthread_create (&t[i], NULL, recorder, &w[i]);
+    }
+  for (int i = 0; i < 4; i++)
+    pthread_join (t[i], NULL);
+  struct ftl_profile_counters c;
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.reads, 80000);
+  assert_int_equal (c.transitions, 4 * 19999);
+  assert_int_equal (c.edges, 4 * 500);
+  ftl_profile_destroy (p);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_edges_and_merge),
+    cmocka_unit_test (test_ring_wraps),
+    cmocka_unit_test (test_aging_keeps_heavy_edges),
+    cmocka_unit_test (test_bounds_enable_reset),
+    cmocka_unit_test (test_concurrent_streams),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}
