@@ -431,6 +431,7 @@ cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   dr.object_size = info.size;
   dr.want = rd->offset >= info.size ? 0
     : (info.size - rd->offset < rd->length ? info.size - rd->offset : rd->length);
+  device_profile_read (dev, s->index, dr.pid, dr.oid, dr.offset, dr.want);
   device_slot_enqueue_read (s, seq, &dr, device_read_reply_size (&dr));
 }
 
@@ -906,6 +907,8 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
     return fail (s, seq, -EIO, "the drive has no FTL (a FORMAT failed and its image could not be opened again): format it");
   if (req->body_case == OSSD__REQUEST__BODY_SCAN)
     return device_scan_start (dev, s, seq, req);
+  if (req->body_case == OSSD__REQUEST__BODY_PROFILE)
+    return device_profile_command (dev, s, seq, req->profile);
 
   pthread_rwlock_rdlock (&dev->ftl_lock);
   switch (req->body_case)

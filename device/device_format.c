@@ -145,6 +145,9 @@ device_format_ftl (ossd_device_t *dev, const Ossd__FtlConfig *cfg, char *why,
   r = replace_ftl (dev, &fc, why, whylen);
   if (r < 0)
     return r;
+  /* the objects the profile names are gone */
+  if (dev->profile)
+    ftl_profile_reset (dev->profile);
   if (dev->control.device_id == 0)
     {
       struct timespec ts;

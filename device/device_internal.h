@@ -13,6 +13,7 @@
 #include "ossd_cap.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
+#include "ftl_profile.h"
 
 #define OSSD_FIRMWARE_VERSION "pg_ossd-0.1"
 #define OSSD_MAX_MESSAGE (64u << 20)   /* largest request accepted */
@@ -119,6 +120,8 @@ struct ossd_device
   struct ossd_checksum_cache *checksum_cache;  /* heap pages whose checksum
                                                   scans verified */
   uint8_t master_key[32];      /* OSSD_KEY_BYTES (device_caps.c) */
+  ftl_profile_t *profile;      /* host reads and their transitions
+                                  (device_profile.c) */
 };
 
 struct ossd_device_conn
@@ -142,6 +145,15 @@ struct ossd_superblock
   uint64_t device_id;
   uint64_t formatted_ns;
 };
+
+/* device_profile.c: the access profiler (docs/sofs.md).  The block
+ * volume's reads are recorded as stream slot_count (past every slot). */
+int device_profile_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_profile_close (ossd_device_t *dev);
+void device_profile_read (ossd_device_t *dev, uint32_t stream, uint64_t pid,
+                          uint64_t oid, uint64_t off, uint64_t len);
+void device_profile_command (ossd_device_t *dev, struct ossd_slot *s,
+                             uint64_t seq, const Ossd__Profile *req);
 
 /* device_log.c */
 void device_log (ossd_device_t *dev, const char *fmt, ...)

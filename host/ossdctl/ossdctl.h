@@ -28,6 +28,7 @@ int cmd_info (struct ctl *c, int argc, char **argv);
 int cmd_cold (struct ctl *c, int argc, char **argv);
 int cmd_profiles (struct ctl *c, int argc, char **argv);
 int cmd_stats (struct ctl *c, int argc, char **argv);
+int cmd_profile (struct ctl *c, int argc, char **argv);
 int cmd_fsck (struct ctl *c, int argc, char **argv);
 int cmd_partition (struct ctl *c, int argc, char **argv);
 int cmd_events (struct ctl *c, int argc, char **argv);
