@@ -55,6 +55,13 @@ $(B)/bench/bench_drive: $(B)/bench/profiles/bench_drive.o $(B)/bench/scan/lineit
 bench-profiles: $(B)/bench/bench_drive $(B)/ossdctl $(NBDKIT_PLUGIN)
 	bench/profiles/run
 
+# bench/sofs: the access profiler's cost on a host scan (docs/sofs.md).
+$(B)/bench/sofs/bench_profile_overhead.o: CPPFLAGS_bench += -Iftl/include
+$(B)/bench/sofs/bench_profile_overhead.o: | $(PROTO_GEN)/ossd.pb-c.h
+ALL_TARGETS += $(B)/bench/bench_profile_overhead
+$(B)/bench/bench_profile_overhead: $(B)/bench/sofs/bench_profile_overhead.o $(HOST_LIB_DEPS)
+	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
+
 # bench/ftl-sim: trace-driven FTL simulator linking libossd_ftl (no I/O).
 FTL_SIM_TOOLS := bench/ftl-sim/msr_gen.c bench/ftl-sim/greedy_ref.c
 FTL_SIM_OBJS := $(call objs,bench,$(filter-out $(FTL_SIM_TOOLS),$(wildcard bench/ftl-sim/*.c)))

@@ -6,9 +6,14 @@
 #include "ftl_profile.h"
 
 #define OBJ_NONE 0xffffffffu
-/* vertex key: object index (24 bits) << 40 | unit (40 bits) */
+/* vertex key: object index (23 bits) << 40 | unit (40 bits) */
 #define UNIT_BITS 40
 #define UNIT_MASK ((1ull << UNIT_BITS) - 1)
+/* A table entry whose `to` has RUN set stands for the run of units one read
+ * covered: from = its first vertex, to = RUN | the number of units; it
+ * means the edges u -> u + 1 along the run, expanded when the graph is
+ * read out.  So a read costs at most two table updates however long. */
+#define RUN (1ull << 63)
 
 struct edge_slot
 {
@@ -77,7 +82,7 @@ ftl_profile_config_defaults (struct ftl_profile_config *c)
   c->edges_per_stream = 4096;
   c->max_objects = 1024;
   c->unit_bytes = 8192;
-  c->max_units_per_read = 64;
+  c->max_units_per_read = 256;
 }
 
 int
@@ -97,10 +102,10 @@ ftl_profile_create (const struct ftl_profile_config *in, ftl_profile_t **out,
   if (c.unit_bytes < FTL_SECTOR || (c.unit_bytes & (c.unit_bytes - 1)))
     return ftl_fail (err, -EINVAL, "profile unit_bytes %u: not a power of "
                      "two of at least 4096", c.unit_bytes);
-  if (c.streams > 1024 || c.max_objects > (1u << 24) || c.ring_records > (1u << 24)
+  if (c.streams > 1024 || c.max_objects > (1u << 23) || c.ring_records > (1u << 24)
       || c.edges_per_stream > (1u << 24) || c.edges_per_stream < 16)
     return ftl_fail (err, -EINVAL, "profile bounds out of range (streams %u "
-                     "<= 1024, objects %u <= 2^24, ring %u <= 2^24, edges %u "
+                     "<= 1024, objects %u <= 2^23, ring %u <= 2^24, edges %u "
                      "in [16, 2^24])", c.streams, c.max_objects,
                      c.ring_records, c.edges_per_stream);
   c.edges_per_stream = pow2_at_least (c.edges_per_stream);
@@ -315,24 +320,24 @@ ftl_profile_record (ftl_profile_t *p, uint32_t stream, uint64_t pid,
   if (units > p->cfg.max_units_per_read)
     {
       p->c.units_not_graphed += units - p->cfg.max_units_per_read;
-      last = first + p->cfg.max_units_per_read - 1;
+      units = p->cfg.max_units_per_read;
     }
-  uint64_t base = (uint64_t) oi << UNIT_BITS;
-  for (uint64_t u = first; u <= last; u++)
+  uint64_t v0 = ((uint64_t) oi << UNIT_BITS) | (first & UNIT_MASK);
+  if (g->has_last && g->last != v0)
     {
-      uint64_t v = base | (u & UNIT_MASK);
-      if (g->has_last && g->last != v)
-        {
-          edge_add (p, g, g->last, v);
-          if (u != first)
-            p->c.intra_transitions++;
-          else if ((g->last >> UNIT_BITS) != oi)
-            p->c.cross_object_transitions++;
-        }
-      g->last = v;
-      g->has_last = true;
-      p->c.units++;
+      edge_add (p, g, g->last, v0);
+      if ((g->last >> UNIT_BITS) != oi)
+        p->c.cross_object_transitions++;
     }
+  if (units > 1)
+    {
+      edge_add (p, g, v0, RUN | units);
+      p->c.transitions += units - 2;   /* edge_add counted one */
+      p->c.intra_transitions += units - 1;
+    }
+  g->last = ((uint64_t) oi << UNIT_BITS) | ((first + units - 1) & UNIT_MASK);
+  g->has_last = true;
+  p->c.units += units;
   pthread_mutex_unlock (&p->lock);
 }
 
@@ -399,9 +404,12 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
   if (total)
     *total = 0;
   pthread_mutex_lock (&p->lock);
+  /* runs expand into their edges */
   size_t all = 0;
   for (uint32_t s = 0; s < p->cfg.streams; s++)
-    all += p->g[s].used;
+    for (uint32_t i = 0; i < p->cfg.edges_per_stream; i++)
+      if (p->g[s].slot[i].weight)
+        all += (p->g[s].slot[i].to & RUN) ? (p->g[s].slot[i].to & ~RUN) - 1 : 1;
   struct edge_slot *e = malloc ((all ? all : 1) * sizeof *e);
   struct merged *m = malloc ((all ? all : 1) * sizeof *m);
   if (!e || !m)
@@ -415,8 +423,18 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
   size_t k = 0;
   for (uint32_t s = 0; s < p->cfg.streams; s++)
     for (uint32_t i = 0; i < p->cfg.edges_per_stream; i++)
-      if (p->g[s].slot[i].weight)
-        e[k++] = p->g[s].slot[i];
+      {
+        const struct edge_slot *x = &p->g[s].slot[i];
+        if (!x->weight)
+          continue;
+        if (!(x->to & RUN))
+          {
+            e[k++] = *x;
+            continue;
+          }
+        for (uint64_t u = 0; u + 1 < (x->to & ~RUN); u++)
+          e[k++] = (struct edge_slot) { x->from + u, x->from + u + 1, x->weight };
+      }
   qsort (e, k, sizeof *e, edge_key_cmp);
   size_t nm = 0;
   for (size_t i = 0; i < k; i++)

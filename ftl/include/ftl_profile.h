@@ -12,9 +12,12 @@
  *   `unit_bytes` (8 KiB = a heap page by default), an edge u -> v counts
  *   how often v was read right after u by that stream, inside one read
  *   (consecutive units) or from one read to the next;
- * - each graph is a fixed hash table of `edges_per_stream` edges; when it
- *   is three quarters full every weight is halved and the edges that reach
- *   zero are dropped (aging: heavy edges survive, old light ones go);
+ * - each graph is a fixed hash table of `edges_per_stream` entries: an
+ *   edge between reads, or the run of units one read covered (standing for
+ *   its edges u -> u + 1, expanded on read-out), so a read costs at most two
+ *   updates however long it is; when the table is three quarters full
+ *   every weight is halved and the entries that reach zero are dropped
+ *   (aging: heavy edges survive, old light ones go);
  * - objects are interned into a table of `max_objects`; reads of objects
  *   beyond it are counted, kept in the ring, but not graphed.
  *
@@ -44,10 +47,11 @@ struct ftl_profile_config
   uint32_t ring_records;        /* default 4096 */
   uint32_t streams;             /* default 8 */
   uint32_t edges_per_stream;    /* default 4096 (rounded up to 2^k) */
-  uint32_t max_objects;         /* default 1024 */
+  uint32_t max_objects;         /* default 1024, at most 2^23 */
   uint32_t unit_bytes;          /* default 8192; power of two >= 4096 */
-  uint32_t max_units_per_read;  /* units of one read graphed (default 64):
-                                   a 32 MiB read does not add 4096 edges */
+  uint32_t max_units_per_read;  /* units of one read graphed (default 256,
+                                   2 MiB of 8 KiB units): the rest of a
+                                   longer read is counted, not graphed */
 };
 
 void ftl_profile_config_defaults (struct ftl_profile_config *c);
@@ -77,9 +81,10 @@ struct ftl_profile_counters
   uint64_t intra_transitions;       /* of them, inside one read */
   uint64_t cross_object_transitions;
   uint64_t units_not_graphed;       /* beyond max_units_per_read */
-  uint64_t edges;                   /* distinct edges now, all streams */
+  uint64_t edges;                   /* table entries now (edges and runs),
+                                       all streams */
   uint64_t agings;                  /* halvings of a stream's weights */
-  uint64_t edges_aged_out;          /* edges dropped by aging */
+  uint64_t edges_aged_out;          /* entries dropped by aging */
   uint64_t objects, objects_dropped;   /* interned / reads not graphed */
   uint64_t ring_overwritten;        /* records pushed out of the ring */
   uint64_t memory_bytes;            /* fixed at creation */
