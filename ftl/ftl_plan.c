@@ -50,7 +50,7 @@ u64_cmp (const void *a, const void *b)
 struct raw_edge
 {
   uint32_t from, to;
-  uint64_t w;
+  uint64_t w, intra;
 };
 
 static int
@@ -84,6 +84,7 @@ graph_free (struct plan_graph *g)
   free (g->efrom);
   free (g->eto);
   free (g->ew);
+  free (g->eintra);
   free (g->out_off);
   free (g->out_e);
   free (g->in_off);
@@ -121,24 +122,30 @@ graph_build (struct plan_graph *g, const struct ftl_plan_edge *edges, size_t ne)
   for (size_t i = 0; i < ne; i++)
     if (edges[i].from != edges[i].to && edges[i].weight)
       r[k++] = (struct raw_edge) { vertex_of (g, edges[i].from),
-                                   vertex_of (g, edges[i].to), edges[i].weight };
+                                   vertex_of (g, edges[i].to), edges[i].weight,
+                                   edges[i].intra < edges[i].weight
+                                   ? edges[i].intra : edges[i].weight };
   qsort (r, k, sizeof *r, raw_cmp);
   size_t m = 0;
   for (size_t i = 0; i < k; i++)
     if (m && r[m - 1].from == r[i].from && r[m - 1].to == r[i].to)
-      r[m - 1].w += r[i].w;
+      {
+        r[m - 1].w += r[i].w;
+        r[m - 1].intra += r[i].intra;
+      }
     else
       r[m++] = r[i];
   g->ne = (uint32_t) m;
   g->efrom = malloc ((m + 1) * sizeof *g->efrom);
   g->eto = malloc ((m + 1) * sizeof *g->eto);
   g->ew = malloc ((m + 1) * sizeof *g->ew);
+  g->eintra = malloc ((m + 1) * sizeof *g->eintra);
   g->out_off = calloc (nv + 1, sizeof *g->out_off);
   g->in_off = calloc (nv + 1, sizeof *g->in_off);
   g->out_e = malloc ((m + 1) * sizeof *g->out_e);
   g->in_e = malloc ((m + 1) * sizeof *g->in_e);
   g->conn = calloc (nv + 1, sizeof *g->conn);
-  if (!g->efrom || !g->eto || !g->ew || !g->out_off || !g->in_off || !g->out_e
+  if (!g->efrom || !g->eto || !g->ew || !g->eintra || !g->out_off || !g->in_off || !g->out_e
       || !g->in_e || !g->conn)
     {
       free (r);
@@ -149,6 +156,7 @@ graph_build (struct plan_graph *g, const struct ftl_plan_edge *edges, size_t ne)
       g->efrom[i] = r[i].from;
       g->eto[i] = r[i].to;
       g->ew[i] = r[i].w;
+      g->eintra[i] = r[i].intra;
       g->out_off[r[i].from + 1]++;
       g->in_off[r[i].to + 1]++;
       g->conn[r[i].from] += r[i].w;
@@ -228,10 +236,14 @@ ftl_plan_build (enum ftl_plan_kind kind, const struct ftl_plan_edge *edges,
         {
           uint64_t a = pos[g.efrom[e]], b = pos[g.eto[e]];
           out->total_weight += g.ew[e];
+          out->intra_weight += g.eintra[e];
           if (b == a + 1)
             out->adjacent_weight += g.ew[e];
           if (a / units_per_page == b / units_per_page)
-            out->same_page_weight += g.ew[e];
+            {
+              out->same_page_weight += g.ew[e];
+              out->intra_same_page_weight += g.eintra[e];
+            }
         }
       if (out->units != g.nv)
         r = -EFAULT;   /* a planner lost a vertex: a bug, said so below */

@@ -7,10 +7,13 @@
  *    predecessor that are still free, and chains never close into cycles.
  * 2. Chains by weight (the sum of their vertices' incident weights, ties by
  *    the first unit), heaviest first.
- * 3. Chains of two or more units start on a NAND page boundary: the units
- *    left over in the current page are filled with single-unit chains (a
- *    unit read alone loses nothing anywhere in a page), else with gaps.
- *    Single-unit chains left over follow at the end. */
+ * 3. Each chain is cut into segments where its edge was never seen inside
+ *    one read (intra 0; when the graph carries no intra weights at all, a
+ *    chain is one segment).  A segment of two or more units that would
+ *    straddle one NAND page more than it needs starts on a page boundary:
+ *    the units left over in the current page are filled with single-unit
+ *    chains (a unit read alone loses nothing anywhere in a page), else with
+ *    gaps.  Single-unit chains left over follow at the end. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -64,11 +67,12 @@ plan_chain (const struct plan_graph *g, uint32_t upp, uint32_t *order,
   uint32_t *next = malloc ((nv + 1) * sizeof *next);
   uint32_t *prev = malloc ((nv + 1) * sizeof *prev);
   uint32_t *parent = malloc ((nv + 1) * sizeof *parent);
+  uint32_t *link = malloc ((nv + 1) * sizeof *link);   /* edge to next[v] */
   struct chain *ch = malloc ((nv + 1) * sizeof *ch);
   int r = 0;
   *n = 0;
   *groups = 0;
-  if (!eidx || !next || !prev || !parent || !ch)
+  if (!eidx || !next || !prev || !parent || !ch || !link)
     {
       r = -ENOMEM;
       goto out;
@@ -91,6 +95,7 @@ plan_chain (const struct plan_graph *g, uint32_t upp, uint32_t *order,
         continue;
       next[u] = v;
       prev[v] = u;
+      link[u] = e;
       parent[rv] = ru;
     }
   uint32_t nch = 0;
@@ -107,6 +112,9 @@ plan_chain (const struct plan_graph *g, uint32_t upp, uint32_t *order,
       }
   qsort (ch, nch, sizeof *ch, chain_cmp);
   *groups = nch;
+  bool know_intra = false;
+  for (uint32_t e = 0; e < g->ne && !know_intra; e++)
+    know_intra = g->eintra[e] > 0;
   /* singles fill the ends of pages; ch[] is heaviest first */
   uint32_t single = 0;
   size_t pos = 0;
@@ -114,20 +122,34 @@ plan_chain (const struct plan_graph *g, uint32_t upp, uint32_t *order,
     {
       if (ch[i].len < 2)
         continue;
-      while (pos % upp)
+      for (uint32_t x = ch[i].head; x != PV_NONE;)
         {
-          while (single < nch && ch[single].len != 1)
-            single++;
-          if (single < nch)
+          /* the segment from x: while its edges were seen inside reads */
+          uint32_t len = 1, end = x;
+          while (next[end] != PV_NONE
+                 && (!know_intra || g->eintra[link[end]] > 0))
             {
-              order[pos++] = ch[single].head;
-              ch[single].len = 0;   /* placed */
+              end = next[end];
+              len++;
             }
-          else
-            order[pos++] = PV_GAP;
+          size_t off = pos % upp;
+          if (len >= 2 && off
+              && (off + len + upp - 1) / upp > (len + upp - 1) / upp)
+            while (pos % upp)
+              {
+                while (single < nch && ch[single].len != 1)
+                  single++;
+                if (single < nch)
+                  {
+                    order[pos++] = ch[single].head;
+                    ch[single].len = 0;   /* placed */
+                  }
+                else
+                  order[pos++] = PV_GAP;
+              }
+          for (uint32_t k = 0; k < len; k++, x = next[x])
+            order[pos++] = x;
         }
-      for (uint32_t x = ch[i].head; x != PV_NONE; x = next[x])
-        order[pos++] = x;
     }
   for (uint32_t i = 0; i < nch; i++)
     if (ch[i].len == 1)
@@ -138,6 +160,7 @@ out:
   free (next);
   free (prev);
   free (parent);
+  free (link);
   free (ch);
   return r;
 }

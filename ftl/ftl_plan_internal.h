@@ -18,6 +18,7 @@ struct plan_graph
   uint64_t *unit;             /* vertex -> unit, ascending */
   uint32_t *efrom, *eto;      /* edges sorted by (from, to) */
   uint64_t *ew;
+  uint64_t *eintra;           /* of ew, seen inside one read */
   uint32_t *out_off, *out_e;  /* CSR: edges leaving v: out_e[out_off[v]..] */
   uint32_t *in_off, *in_e;    /* edges entering v */
   uint64_t *conn;             /* sum of the weights of v's edges */

@@ -19,6 +19,7 @@ struct edge_slot
 {
   uint64_t from, to;          /* vertex keys */
   uint32_t weight;            /* 0 = empty */
+  uint32_t intra;             /* read-out only: weight from inside reads */
 };
 
 struct stream_graph
@@ -375,7 +376,7 @@ edge_key_cmp (const void *a, const void *b)
 
 struct merged
 {
-  uint64_t from, to, weight;
+  uint64_t from, to, weight, intra;
 };
 
 static int
@@ -429,26 +430,32 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
           continue;
         if (!(x->to & RUN))
           {
-            e[k++] = *x;
+            e[k] = *x;
+            e[k++].intra = 0;
             continue;
           }
         for (uint64_t u = 0; u + 1 < (x->to & ~RUN); u++)
-          e[k++] = (struct edge_slot) { x->from + u, x->from + u + 1, x->weight };
+          e[k++] = (struct edge_slot) { x->from + u, x->from + u + 1, x->weight,
+                                        x->weight };
       }
   qsort (e, k, sizeof *e, edge_key_cmp);
   size_t nm = 0;
   for (size_t i = 0; i < k; i++)
     {
       if (nm && m[nm - 1].from == e[i].from && m[nm - 1].to == e[i].to)
-        m[nm - 1].weight += e[i].weight;
+        {
+          m[nm - 1].weight += e[i].weight;
+          m[nm - 1].intra += e[i].intra;
+        }
       else
-        m[nm++] = (struct merged) { e[i].from, e[i].to, e[i].weight };
+        m[nm++] = (struct merged) { e[i].from, e[i].to, e[i].weight, e[i].intra };
     }
   qsort (m, nm, sizeof *m, merged_cmp);
   size_t c = out ? (nm < cap ? nm : cap) : 0;
   for (size_t i = 0; i < c; i++)
     out[i] = (struct ftl_profile_edge) { vertex_of (p, m[i].from),
-                                         vertex_of (p, m[i].to), m[i].weight };
+                                         vertex_of (p, m[i].to), m[i].weight,
+                                         m[i].intra };
   pthread_mutex_unlock (&p->lock);
   free (e);
   free (m);

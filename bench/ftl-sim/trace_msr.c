@@ -19,13 +19,6 @@
 #define MAX_DISKS 256
 #define DISK_OID0 1000ull
 
-struct rec
-{
-  uint64_t ts, off, size;
-  bool write;
-  char host[64];
-  unsigned disk;
-};
 
 struct disks
 {
@@ -34,8 +27,8 @@ struct disks
 };
 
 /* Parse one CSV line; false if it is not a record. */
-static bool
-parse_line (char *line, struct rec *r)
+bool
+msr_parse_line (char *line, struct msr_rec *r)
 {
   char *f[7];
   int n = 0;
@@ -73,7 +66,7 @@ parse_line (char *line, struct rec *r)
 }
 
 static int
-disk_index (struct disks *d, const struct rec *r, bool add)
+disk_index (struct disks *d, const struct msr_rec *r, bool add)
 {
   char key[72];
   snprintf (key, sizeof key, "%s/%u", r->host, r->disk);
@@ -90,10 +83,10 @@ static int
 scan (FILE *f, struct disks *d, uint64_t *nrec)
 {
   char line[512];
-  struct rec r;
+  struct msr_rec r;
   *nrec = 0;
   while (fgets (line, sizeof line, f))
-    if (parse_line (line, &r))
+    if (msr_parse_line (line, &r))
       {
         if (disk_index (d, &r, true) < 0)
           {
@@ -151,11 +144,11 @@ trace_msr_replay (struct sim *s, const char *path)
   rewind (f);
   sim_phase (s, "msr", nrec);
   char line[512];
-  struct rec rc;
+  struct msr_rec rc;
   uint64_t prev_ts = 0;
   while (r == 0 && fgets (line, sizeof line, f))
     {
-      if (!parse_line (line, &rc))
+      if (!msr_parse_line (line, &rc))
         {
           s->trace_skipped++;
           continue;

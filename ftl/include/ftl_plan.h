@@ -22,10 +22,14 @@
  * - FTL_PLAN_CHAIN: ours.  Chains first (heaviest edge first, u -> v joins
  *   two chains only where u ends one and v starts another, so a vertex
  *   keeps its heaviest successor and predecessor next to it, which the
- *   blob's two open ends cannot promise), then chains in order of weight,
- *   each starting on a NAND page boundary (FTL_PLAN_GAP fills the page the
- *   previous chain left partly used) so that a read of a chain's first
- *   units is not split over two NAND pages.
+ *   blob's two open ends cannot promise), then chains in order of weight.
+ *   A chain is cut into segments where an edge was never seen inside a
+ *   read (intra 0: a jump from one read to the next); a segment of two or
+ *   more units that would otherwise straddle one NAND page more than it
+ *   needs starts on a page boundary (FTL_PLAN_GAP, or a single unit, fills
+ *   the rest of the page before it), so the units one read takes together
+ *   lie in as few NAND pages as they can, and those pages, written one
+ *   after the other, go to consecutive dies.
  *
  * The caller fills a gap with a unit that is not in the plan (a cold unit
  * of the object) or with padding.  Ties are broken by the smaller unit
@@ -56,6 +60,8 @@ struct ftl_plan_edge
 {
   uint64_t from, to;          /* unit numbers within the object */
   uint64_t weight;
+  uint64_t intra;             /* of weight, seen inside one read (the
+                                 profiler's intra_weight; 0 = unknown) */
 };
 
 struct ftl_plan
@@ -68,6 +74,8 @@ struct ftl_plan
   uint64_t adjacent_weight;   /* sum of weights of edges u -> v with v
                                  placed right after u */
   uint64_t same_page_weight;  /* of edges whose ends share a NAND page */
+  uint64_t intra_same_page_weight;   /* of intra weights, the same */
+  uint64_t intra_weight;      /* of all edges */
   uint64_t total_weight;      /* of all edges (self-loops dropped) */
 };
 

@@ -108,6 +108,8 @@ struct ftl_profile_edge
 {
   struct ftl_profile_vertex from, to;
   uint64_t weight;
+  uint64_t intra_weight;      /* of weight, counted inside one read (the two
+                                 units were read together) */
 };
 /* The merged graph: every stream's edges with equal (from, to) summed,
  * heaviest first (ties by from, then to).  Up to cap edges into out

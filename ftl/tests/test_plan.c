@@ -4,7 +4,8 @@
 #include "ftl_test_util.h"
 #include "ftl_plan.h"
 
-#define E(a, b, w) { (a), (b), (w) }
+#define E(a, b, w) { (a), (b), (w), 0 }
+#define EI(a, b, w, i) { (a), (b), (w), (i) }
 
 static void
 expect_order (const struct ftl_plan *p, const uint64_t *want, size_t n)
@@ -111,6 +112,36 @@ test_alignment_and_fill (void **state)
   ftl_plan_free (&p);
 }
 
+/* With intra weights, a chain is cut where one read ended and the next
+ * began: 0 -> 1 -> 2 inside reads, 2 -> 3 a jump, 3 -> 4 inside a read.
+ * Segments [0 1 2] and [3 4]: at position 3 the pair would straddle two
+ * pages, so a gap puts it on a page of its own.  Without intra weights the
+ * chain is one segment and needs no gap. */
+static void
+test_segments_align_reads (void **state)
+{
+  struct ftl_plan_edge e[] = { EI (0, 1, 10, 10), EI (1, 2, 10, 10),
+                               EI (2, 3, 10, 0), EI (3, 4, 10, 10) };
+  struct ftl_plan p;
+  uint64_t seg[] = { 0, 1, 2, FTL_PLAN_GAP, 3, 4 };
+  plan (FTL_PLAN_CHAIN, e, 4, 2, &p);
+  expect_order (&p, seg, 6);
+  assert_int_equal (p.intra_weight, 30);
+  assert_int_equal (p.intra_same_page_weight, 20);   /* 0-1, 3-4 */
+  ftl_plan_free (&p);
+  struct ftl_plan_edge u[] = { E (0, 1, 10), E (1, 2, 10), E (2, 3, 10),
+                               E (3, 4, 10) };
+  uint64_t one[] = { 0, 1, 2, 3, 4 };
+  plan (FTL_PLAN_CHAIN, u, 4, 2, &p);
+  expect_order (&p, one, 5);
+  ftl_plan_free (&p);
+  /* SOFS ignores reads' boundaries */
+  plan (FTL_PLAN_SOFS, e, 4, 2, &p);
+  expect_order (&p, one, 5);
+  assert_int_equal (p.intra_same_page_weight, 10);   /* 0-1 only */
+  ftl_plan_free (&p);
+}
+
 /* Repeated edges add up and self-loops vanish: 1 -> 0 three times beats
  * 0 -> 2 (2); the blob is contracted, so 2 -> {0, 1} (1 + 1) outweighs a
  * single edge 3 -> 0 of weight 1.  SOFS: seed 0 (conn 3+2+1+1 = 7):
@@ -195,6 +226,7 @@ main (void)
     cmocka_unit_test (test_path),
     cmocka_unit_test (test_sofs_blob_ends_vs_chain),
     cmocka_unit_test (test_alignment_and_fill),
+    cmocka_unit_test (test_segments_align_reads),
     cmocka_unit_test (test_merge_and_contraction),
     cmocka_unit_test (test_random_graph_is_permutation),
     cmocka_unit_test (test_errors),

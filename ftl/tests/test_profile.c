@@ -54,6 +54,9 @@ test_edges_and_merge (void **state)
   assert_int_equal (e[0].weight, 2);
   assert_int_equal (e[0].from.unit, 0);
   assert_int_equal (e[0].to.unit, 1);
+  assert_int_equal (e[0].intra_weight, 2);   /* both inside a read */
+  for (size_t i = 1; i < n; i++)
+    assert_int_equal (e[i].intra_weight, 0);   /* between reads */
   assert_int_equal (weight_of (e, n, 10, 1, 10, 4), 1);
   assert_int_equal (weight_of (e, n, 10, 1, 11, 0), 1);
   assert_int_equal (weight_of (e, n, 11, 0, 10, 1), 1);
