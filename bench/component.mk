@@ -55,10 +55,13 @@ $(B)/bench/bench_drive: $(B)/bench/profiles/bench_drive.o $(B)/bench/scan/lineit
 bench-profiles: $(B)/bench/bench_drive $(B)/ossdctl $(NBDKIT_PLUGIN)
 	bench/profiles/run
 
-# bench/sofs: the access profiler's cost on a host scan (docs/sofs.md).
+# bench/sofs: the self-optimizing layout experiment (bench/sofs/run: ftl-sim
+# --workload sofs) and the access profiler's cost on a host scan (docs/sofs.md).
 $(B)/bench/sofs/bench_profile_overhead.o: CPPFLAGS_bench += -Iftl/include
 $(B)/bench/sofs/bench_profile_overhead.o: | $(PROTO_GEN)/ossd.pb-c.h
 ALL_TARGETS += $(B)/bench/bench_profile_overhead
+TEST_BINS += $(B)/bench/bench_profile_overhead
+TEST_SUITES += tap:bench/sofs/test-sofs.sh
 $(B)/bench/bench_profile_overhead: $(B)/bench/sofs/bench_profile_overhead.o $(HOST_LIB_DEPS)
 	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
 

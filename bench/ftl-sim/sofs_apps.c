@@ -2,10 +2,11 @@
  * (sofs.h), each made to show one way a layout helps or cannot help:
  *
  *   startup   24 files installed at once in 4 KiB pieces (their sectors
- *             share NAND pages), 10 % of each patched later; three
- *             processes start, each reading its fixed list of 4-64 KiB
- *             pieces of the files, 40 % of them continuing the previous
- *             piece (an application launch, SOFS's firefox or gimp)
+ *             share NAND pages), 10 % of each patched later; an
+ *             application launched 4 times: three processes each read
+ *             their fixed list of 4-64 KiB pieces of the files (40 %
+ *             continuing the previous piece), 15 % of the pieces of each
+ *             launch replaced by random ones (SOFS's firefox or gimp)
  *   logscan   a 32 MiB log written in 4 KiB blocks out of order (many
  *             writers), read back sequentially in 64 KiB requests
  *   streams   4 processes each read their own 4 MiB file in 16 KiB
@@ -79,7 +80,7 @@ rewrite_shuffled (struct sofs_trace *t, uint32_t obj, uint64_t unit,
 static int
 app_startup (struct sofs_trace *t, double scale, uint64_t *seed)
 {
-  enum { FILES = 24, PROCS = 3 };
+  enum { FILES = 24, PROCS = 3, LAUNCHES = 4 };
   int r = sofs_trace_init (t, "startup", FILES);
   if (r < 0)
     return r;
@@ -94,31 +95,48 @@ app_startup (struct sofs_trace *t, double scale, uint64_t *seed)
   static const uint64_t sizes[] = { 4 * KIB, 8 * KIB, 16 * KIB, 16 * KIB,
                                     32 * KIB, 64 * KIB };
   uint64_t per_proc = scaled (150, scale, 1);
-  struct { uint32_t f; uint64_t next; } last[PROCS] = { { 0, 0 } };
-  for (uint64_t i = 0; r == 0 && i < per_proc; i++)
-    for (uint32_t p = 0; r == 0 && p < PROCS; p++)
+  struct piece { uint32_t f; uint64_t off, len; };
+  struct piece *list = malloc (PROCS * per_proc * sizeof *list);
+  if (!list)
+    return -ENOMEM;
+  /* each process's launch list: 40 % of its pieces continue the previous */
+  for (uint32_t p = 0; p < PROCS; p++)
+    for (uint64_t i = 0; i < per_proc; i++)
       {
+        struct piece *x = &list[p * per_proc + i], *prev = i ? x - 1 : NULL;
         uint64_t len = sizes[rnd (seed, 6)];
-        uint32_t f;
-        uint64_t off;
-        if (i && rnd (seed, 100) < 40 && last[p].next + len <= t->obj_bytes[last[p].f])
-          {
-            f = last[p].f;
-            off = last[p].next;
-          }
+        if (prev && rnd (seed, 100) < 40 && prev->off + prev->len + len <= t->obj_bytes[prev->f])
+          *x = (struct piece) { prev->f, prev->off + prev->len, len };
         else
           {
             /* each process mostly reads its own third of the files */
-            f = (uint32_t) (rnd (seed, 100) < 80 ? p * (FILES / PROCS) + rnd (seed, FILES / PROCS)
-                            : rnd (seed, FILES));
+            uint32_t f = (uint32_t) (rnd (seed, 100) < 80
+                                     ? p * (FILES / PROCS) + rnd (seed, FILES / PROCS)
+                                     : rnd (seed, FILES));
             if (len > t->obj_bytes[f])
               len = t->obj_bytes[f];
-            off = rnd (seed, (t->obj_bytes[f] - len) / (4 * KIB) + 1) * 4 * KIB;
+            *x = (struct piece) { f, rnd (seed, (t->obj_bytes[f] - len) / (4 * KIB) + 1) * 4 * KIB,
+                                  len };
           }
-        last[p].f = f;
-        last[p].next = off + len;
-        r = sofs_trace_add (t, f, p, off, len, false);
       }
+  /* LAUNCHES launches, the processes' reads interleaved; in each, 15 % of
+   * the pieces are replaced by a random piece of a random file */
+  for (int l = 0; r == 0 && l < LAUNCHES; l++)
+    for (uint64_t i = 0; r == 0 && i < per_proc; i++)
+      for (uint32_t p = 0; r == 0 && p < PROCS; p++)
+        {
+          struct piece x = list[p * per_proc + i];
+          if (rnd (seed, 100) < 15)
+            {
+              x.f = (uint32_t) rnd (seed, FILES);
+              x.len = sizes[rnd (seed, 6)] < t->obj_bytes[x.f] ? sizes[rnd (seed, 6)] : t->obj_bytes[x.f];
+              if (x.len > t->obj_bytes[x.f])
+                x.len = t->obj_bytes[x.f];
+              x.off = rnd (seed, (t->obj_bytes[x.f] - x.len) / (4 * KIB) + 1) * 4 * KIB;
+            }
+          r = sofs_trace_add (t, x.f, p, x.off, x.len, false);
+        }
+  free (list);
   return r;
 }
 

@@ -1,6 +1,6 @@
 /* sofs_main.c - `ftl-sim --workload sofs`: runs the SOFS experiment
- * (sofs.h) on each case of --sofs-case (synthetic applications, and "msr"
- * for the --trace file), one CSV (--sofs-csv, else stdout) and with --json
+ * (sofs.h) on each case of --sofs-case (synthetic applications, "msr" for
+ * the --trace file, "msr:FILE" for another), one CSV (--sofs-csv, else stdout) and with --json
  * a JSON line per layout on stdout. */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,15 +26,17 @@ sofs_main (const struct sim_opts *o)
        c = strtok_r (NULL, ",", &save))
     {
       struct sofs_trace t;
-      if (strcmp (c, "msr") == 0)
+      if (strcmp (c, "msr") == 0 || strncmp (c, "msr:", 4) == 0)
         {
-          if (!o->trace)
+          const char *path = c[3] == ':' ? c + 4 : o->trace;
+          if (!path || !*path)
             {
-              fprintf (stderr, "ftl-sim: SOFS case msr needs --trace FILE\n");
+              fprintf (stderr, "ftl-sim: SOFS case msr needs --trace FILE "
+                       "(or msr:FILE)\n");
               r = -EINVAL;
               break;
             }
-          r = sofs_trace_load_msr (&t, o->trace, o->sofs_max_obj ? o->sofs_max_obj
+          r = sofs_trace_load_msr (&t, path, o->sofs_max_obj ? o->sofs_max_obj
                                    : 256ull << 20, o->sofs_max_reads);
         }
       else

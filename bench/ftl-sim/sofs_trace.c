@@ -114,8 +114,13 @@ sofs_trace_load_msr (struct sofs_trace *t, const char *path,
       r = -EINVAL;
     }
   const char *base = strrchr (path, '/');
+  char name[32];
+  snprintf (name, sizeof name, "%s", base ? base + 1 : path);
+  char *dot = strrchr (name, '.');
+  if (dot && dot != name)
+    *dot = 0;   /* the case is named after the file, without .csv */
   if (r == 0)
-    r = sofs_trace_init (t, base ? base + 1 : path, d.n);
+    r = sofs_trace_init (t, name, d.n);
   for (uint32_t i = 0; r == 0 && i < d.n; i++)
     {
       uint64_t b = (extent[i] + (1 << 20) - 1) >> 20 << 20;

@@ -103,6 +103,8 @@ cmd_profile (struct ctl *c, int argc, char **argv)
       pr.action = OSSD__PROFILE_ACTION__PROFILE_SHOW;
       for (int i = 1; i < argc; i++)
         {
+          if (strcmp (argv[i], "--json") == 0)
+            continue;   /* main took it */
           uint32_t *dst = strcmp (argv[i], "--reads") == 0 ? &pr.max_reads
             : strcmp (argv[i], "--edges") == 0 ? &pr.max_edges : NULL;
           if (!dst || i + 1 == argc || parse_u32 (argv[i + 1], dst) < 0)
@@ -129,8 +131,8 @@ cmd_profile (struct ctl *c, int argc, char **argv)
                    profile_usage);
           return 2;
         }
-      static const char *const none[] = { NULL };
-      if (ctl_flags ("profile", argc - 1, argv + 1, none, NULL) < 0)
+      static const char *const json_only[] = { "--json", NULL };
+      if (ctl_flags ("profile", argc - 1, argv + 1, json_only, NULL) < 0)
         return 2;
     }
   req.body_case = OSSD__REQUEST__BODY_PROFILE;
