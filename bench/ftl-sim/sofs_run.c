@@ -1,8 +1,8 @@
 /* sofs_run.c - one trace through the SOFS experiment (sofs.h): the layout
  * it leaves, a profiled back-to-back replay of its reads, a plan per
  * object from the merged profile under each planner, the plan applied by
- * rewriting through the FTL (a fresh drive with the same history each
- * time), the replay again; and the fully sequential bound.  Every replay
+ * the FTL's relocation (ftl_relocate, GC's copy path; a fresh drive with
+ * the same history each time), the replay again; and the fully sequential bound.  Every replay
  * starts on a settled drive (ftl_idle) at queue depth 1: its virtual time
  * is the sum of the reads' latencies; `saturated` is the busiest die's or
  * channel's work, what a deep queue would need. */
@@ -202,29 +202,52 @@ profile_graph_free (struct profile_graph *pg)
 }
 
 static int
-rewrite_unit (struct sim *s, uint32_t obj, uint64_t size, uint64_t unit)
-{
-  uint64_t off = unit * UNIT;
-  uint64_t len = size - off < UNIT ? size - off : UNIT;
-  int r = sim_read (s, oid_of (obj), off, len);
-  if (r == 0)
-    r = sim_write (s, oid_of (obj), off, len);
-  return r;
-}
-
-static int
 flush (struct sim *s)
 {
   ftl_error err = { { 0 } };
   int r = ftl_flush (s->ftl, &err);
   if (r < 0)
-    fprintf (stderr, "ftl-sim: flush during reconfiguration: %s\n", err.msg);
+    fprintf (stderr, "ftl-sim: flush after reconfiguration: %s\n", err.msg);
   return r;
 }
 
-/* Apply `kind`'s plan of every profiled object: units in plan order, gaps
+/* ftl_relocate the whole order, giving the drive idle time (background GC)
+ * whenever it stops for free blocks */
+static int
+relocate_all (struct sim *s, uint64_t oid, const uint64_t *order, size_t n)
+{
+  ftl_error err = { { 0 } };
+  size_t next = 0;
+  int stalls = 0;
+  while (next < n)
+    {
+      size_t was = next;
+      int r = ftl_relocate (s->ftl, SIM_PID, oid, order, n, UNIT, 0, &next, &err);
+      if (r == -EAGAIN)
+        {
+          stalls = next == was ? stalls + 1 : 0;
+          if (stalls > 4)
+            {
+              fprintf (stderr, "ftl-sim: relocation of object %llu makes no "
+                       "progress: %s\n", (unsigned long long) oid, err.msg);
+              return r;
+            }
+          r = ftl_idle (s->ftl, SETTLE_NS, &err);
+        }
+      if (r < 0)
+        {
+          fprintf (stderr, "ftl-sim: relocation of object %llu: %s\n",
+                   (unsigned long long) oid, err.msg);
+          return r;
+        }
+    }
+  return 0;
+}
+
+/* Apply `kind`'s plan of every profiled object with ftl_relocate (the
+ * drive's own relocation: GC's copy path): units in plan order, gaps
  * filled with the object's units not in the plan (cold ones) or, when
- * none is left, padded by a flush; each object starts on a page. */
+ * none is left, padded; each object starts on a page. */
 static int
 reconfigure (struct sim *s, const struct sofs_trace *t,
              const struct profile_graph *pg, enum ftl_plan_kind kind,
@@ -232,8 +255,7 @@ reconfigure (struct sim *s, const struct sofs_trace *t,
 {
   ftl_error err = { { 0 } };
   struct ftl_stats st0, st1;
-  uint32_t spp = s->info.page_size / 4096, upp = s->info.page_size / UNIT;
-  uint32_t sectors_per_unit = UNIT / 4096;
+  uint32_t upp = s->info.page_size / UNIT;
   int r = settle (s);
   if (r == 0)
     {
@@ -279,42 +301,47 @@ reconfigure (struct sim *s, const struct sofs_trace *t,
       for (size_t i = 0; i < plan.n; i++)
         if (plan.order[i] != FTL_PLAN_GAP && plan.order[i] < nunits)
           planned[plan.order[i]] = 1;
+      /* gaps: the object's units not in the plan (cold ones) fill them;
+       * when none is left the page is padded (FTL_RELOCATE_GAP) */
+      uint64_t *ord = malloc ((plan.n + 1) * sizeof *ord);
+      if (!ord)
+        {
+          free (planned);
+          ftl_plan_free (&plan);
+          r = -ENOMEM;
+          break;
+        }
       uint64_t cold = 0;
-      uint32_t fill = 0;   /* sectors in the page being filled */
-      r = flush (s);       /* the object starts on a page */
-      for (size_t i = 0; r == 0 && i < plan.n; i++)
+      size_t m = 0;
+      for (size_t i = 0; i < plan.n; i++)
         {
           uint64_t u = plan.order[i];
-          if (u == FTL_PLAN_GAP)
+          if (u != FTL_PLAN_GAP)
             {
-              if (fill == 0)
-                continue;   /* a flush already aligned us */
-              row->gaps++;
-              while (cold < nunits && planned[cold])
-                cold++;
-              if (cold < nunits)
+              if (u < nunits)
                 {
-                  r = rewrite_unit (s, obj, t->obj_bytes[obj], cold);
-                  planned[cold] = 1;
-                  row->filler_units++;
+                  ord[m++] = u;
+                  row->moved_units++;
                 }
-              else
-                {
-                  r = flush (s);
-                  row->pads++;
-                  fill = 0;
-                  continue;
-                }
+              continue;
+            }
+          row->gaps++;
+          while (cold < nunits && planned[cold])
+            cold++;
+          if (cold < nunits)
+            {
+              planned[cold] = 1;
+              ord[m++] = cold;
+              row->filler_units++;
             }
           else
             {
-              if (u >= nunits)
-                continue;
-              r = rewrite_unit (s, obj, t->obj_bytes[obj], u);
-              row->moved_units++;
+              ord[m++] = FTL_RELOCATE_GAP;
+              row->pads++;
             }
-          fill = (fill + sectors_per_unit) % spp;
         }
+      r = relocate_all (s, oid_of (obj), ord, m);
+      free (ord);
       free (planned);
       ftl_plan_free (&plan);
     }
