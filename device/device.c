@@ -165,6 +165,8 @@ ossd_device_open (const struct ossd_device_options *opts,
       goto fail;
     }
   r = device_profile_open (dev, why, whylen);
+  if (r == 0)
+    r = device_relocate_open (dev, why, whylen);
   if (r < 0)
     goto fail;
   device_log (dev, "drive ready: %s, volume %llu MiB, %u slots of %u LBAs, capacity %llu MiB",
@@ -185,6 +187,7 @@ ossd_device_close (ossd_device_t *dev)
 {
   if (!dev)
     return;
+  device_relocate_close (dev);   /* its thread uses the FTL */
   device_slots_destroy (dev);
   device_kernels_close (dev);
   if (dev->jit_cache)
@@ -343,6 +346,7 @@ volume_io (ossd_device_t *dev, bool write, void *buf, uint64_t len,
   size_t got = 0;
   int r;
 
+  device_note_activity (dev);
   pthread_rwlock_rdlock (&dev->ftl_lock);
   uint64_t arrival = ftl_pace_clock (dev->ftl);
   if (write)

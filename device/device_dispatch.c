@@ -260,6 +260,7 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "pace_sleep_ns", st.pace_sleep_ns);
   sb_counter (b, "link_bytes", st.link_bytes);
   sb_counter (b, "cache_drops", st.cache_drops);
+  sb_counter (b, "relocated_sectors", st.relocated_sectors);
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
@@ -894,6 +895,7 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   char why[512];
   int e = 0;
 
+  device_note_activity (dev);   /* background relocation waits */
   /* Capabilities first: a refused command touches nothing. */
   pthread_rwlock_rdlock (&dev->ftl_lock);
   e = device_caps_check (dev, s, req, why, sizeof why);

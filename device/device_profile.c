@@ -1,13 +1,15 @@
 /* device_profile.c - the drive's access profiler (docs/sofs.md): owns
  * dev->profile (ftl/include/ftl_profile.h), records host reads (READ
  * commands by their slot, block-volume reads as stream slot_count) and
- * answers PROFILE (show, reset, enable, disable). */
+ * answers PROFILE (show, reset, enable, disable, and apply: a plan per
+ * object, ftl/include/ftl_plan.h, queued for device_relocate.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device_internal.h"
+#include "ftl_plan.h"
 
 #define SHOW_READS_DEFAULT 32u
 #define SHOW_EDGES_DEFAULT 256u
@@ -56,7 +58,7 @@ struct show_buf
   Ossd__ProfileRead *prd, **pprd;
   Ossd__ProfileEdge *ped, **pped;
   Ossd__ProfileVertex *pv;
-  Ossd__ProfileResult__CountersEntry ce[16], *pce[16];
+  Ossd__ProfileResult__CountersEntry ce[32], *pce[32];
 };
 
 static void
@@ -174,6 +176,15 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   counter (b, &nc, "memory_bytes", c.memory_bytes);
   counter (b, &nc, "streams", cfg.streams);
   counter (b, &nc, "ring_records", cfg.ring_records);
+  struct device_relocate_counters rc;
+  device_relocate_counters (dev, &rc);
+  counter (b, &nc, "relocation_jobs_queued", rc.jobs_queued);
+  counter (b, &nc, "relocation_jobs_pending", rc.jobs_pending);
+  counter (b, &nc, "relocation_jobs_done", rc.jobs_done);
+  counter (b, &nc, "relocation_jobs_failed", rc.jobs_failed);
+  counter (b, &nc, "relocation_units_queued", rc.units_queued);
+  counter (b, &nc, "relocation_units_done", rc.units_done);
+  counter (b, &nc, "relocation_waits_for_space", rc.waits_for_space);
   res.enabled = ftl_profile_enabled (dev->profile);
   res.unit_bytes = cfg.unit_bytes;
   res.n_counters = nc;
@@ -187,6 +198,104 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   r.profile = &res;
   device_slot_respond (s, seq, &r, false);
   show_buf_free (b);
+}
+
+static int
+edge_obj_cmp (const void *a, const void *b)
+{
+  const struct ftl_profile_edge *x = a, *y = b;
+  if (x->from.pid != y->from.pid)
+    return x->from.pid < y->from.pid ? -1 : 1;
+  if (x->from.oid != y->from.oid)
+    return x->from.oid < y->from.oid ? -1 : 1;
+  return 0;
+}
+
+/* APPLY: a plan per object of the merged graph, queued for relocation. */
+static void
+apply (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
+       const Ossd__Profile *req)
+{
+  enum ftl_plan_kind kind = FTL_PLAN_CHAIN;
+  ftl_error fe = { "" };
+  char why[300];
+  if (req->planner && *req->planner && ftl_plan_kind_parse (req->planner, &kind) < 0)
+    {
+      snprintf (why, sizeof why, "PROFILE APPLY: unknown planner '%s' (sofs, chain)",
+                req->planner);
+      device_slot_respond_error (s, seq, OSSD__STATUS__ERR_INVALID, why);
+      return;
+    }
+  struct ftl_profile_config cfg;
+  struct ftl_device_info info;
+  ftl_profile_get_config (dev->profile, &cfg);
+  pthread_rwlock_rdlock (&dev->ftl_lock);
+  int e = dev->ftl ? ftl_get_info (dev->ftl, &info, &fe) : -ENODEV;
+  pthread_rwlock_unlock (&dev->ftl_lock);
+  size_t n = 0, total = 0;
+  if (e == 0)
+    e = ftl_profile_edges (dev->profile, NULL, 0, &n, &total, &fe);
+  struct ftl_profile_edge *pe = e == 0 ? calloc (total + 1, sizeof *pe) : NULL;
+  struct ftl_plan_edge *ge = e == 0 ? calloc (total + 1, sizeof *ge) : NULL;
+  if (e == 0 && (!pe || !ge))
+    e = -ENOMEM;
+  if (e == 0)
+    e = ftl_profile_edges (dev->profile, pe, total, &n, &total, &fe);
+  uint64_t objects = 0, units = 0;
+  if (e == 0)
+    {
+      /* edges within one object, grouped by object */
+      size_t m = 0;
+      for (size_t i = 0; i < n; i++)
+        if (pe[i].from.pid == pe[i].to.pid && pe[i].from.oid == pe[i].to.oid)
+          pe[m++] = pe[i];
+      qsort (pe, m, sizeof *pe, edge_obj_cmp);
+      uint32_t upp = info.page_size / cfg.unit_bytes ? info.page_size / cfg.unit_bytes : 1;
+      for (size_t a = 0, b; e == 0 && a < m; a = b)
+        {
+          for (b = a; b < m && edge_obj_cmp (&pe[a], &pe[b]) == 0; b++)
+            ge[b - a] = (struct ftl_plan_edge) { pe[b].from.unit, pe[b].to.unit,
+                                                 pe[b].weight, pe[b].intra_weight };
+          struct ftl_plan plan;
+          e = ftl_plan_build (kind, ge, b - a, upp, &plan, &fe);
+          if (e < 0)
+            break;
+          /* FTL_PLAN_GAP is FTL_RELOCATE_GAP: the order goes as it is */
+          e = device_relocate_queue (dev, pe[a].from.pid, pe[a].from.oid,
+                                     plan.order, plan.n, cfg.unit_bytes);
+          objects++;
+          units += plan.units;
+          plan.order = NULL;   /* the queue owns it now */
+          ftl_plan_free (&plan);
+        }
+    }
+  free (pe);
+  free (ge);
+  if (e < 0)
+    {
+      snprintf (why, sizeof why, "PROFILE APPLY: %s", fe.msg[0] ? fe.msg : strerror (-e));
+      device_slot_respond_error (s, seq, device_status_from_errno (e), why);
+      return;
+    }
+  device_log (dev, "profile: %s plans of %llu objects (%llu units) queued for "
+              "relocation", ftl_plan_kind_name (kind), (unsigned long long) objects,
+              (unsigned long long) units);
+  Ossd__Response r = OSSD__RESPONSE__INIT;
+  Ossd__ProfileResult res = OSSD__PROFILE_RESULT__INIT;
+  Ossd__ProfileResult__CountersEntry ce[2], *pce[2] = { &ce[0], &ce[1] };
+  ossd__profile_result__counters_entry__init (&ce[0]);
+  ossd__profile_result__counters_entry__init (&ce[1]);
+  ce[0].key = (char *) "objects_planned";
+  ce[0].value = objects;
+  ce[1].key = (char *) "units_queued";
+  ce[1].value = units;
+  res.enabled = ftl_profile_enabled (dev->profile);
+  res.unit_bytes = cfg.unit_bytes;
+  res.n_counters = 2;
+  res.counters = pce;
+  r.body_case = OSSD__RESPONSE__BODY_PROFILE;
+  r.profile = &res;
+  device_slot_respond (s, seq, &r, false);
 }
 
 void
@@ -209,11 +318,13 @@ device_profile_command (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
     case OSSD__PROFILE_ACTION__PROFILE_DISABLE:
       ftl_profile_set_enabled (dev->profile, false);
       break;
+    case OSSD__PROFILE_ACTION__PROFILE_APPLY:
+      return apply (dev, s, seq, req);
     default:
       {
         char why[96];
         snprintf (why, sizeof why, "PROFILE: unknown action %d (show 0, "
-                  "reset 1, enable 2, disable 3)", (int) req->action);
+                  "reset 1, enable 2, disable 3, apply 4)", (int) req->action);
         device_slot_respond_error (s, seq, OSSD__STATUS__ERR_INVALID, why);
         return;
       }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ossd_cap.h"
@@ -954,6 +955,114 @@ test_access_profile (void **state)
   ossd__response__free_unpacked (r, NULL);
 }
 
+/* PROFILE APPLY: an object written scattered and read sequentially is
+ * planned and relocated in the background while the drive is idle; its
+ * bytes stay, the FTL counts the relocated sectors. */
+static void
+test_profile_apply_relocates (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__ObjectId obj = OSSD__OBJECT_ID__INIT, other = OSSD__OBJECT_ID__INIT;
+  Ossd__Response *r;
+  enum { UNITS = 64 };
+  static uint8_t data[UNITS * 8192];
+
+  claim (f, 1, 77);
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (uint8_t) (i * 7 + i / 8192);
+  cp.pid = 5;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &cp;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  obj.pid = other.pid = 5;
+  obj.oid = 20;
+  other.oid = 21;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &cr;
+  cr.obj = &obj;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  cr.obj = &other;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  /* units in a scattered order, another object's 4 KiB between each */
+  req.body_case = OSSD__REQUEST__BODY_WRITE;
+  req.write = &w;
+  for (uint32_t k = 0; k < UNITS; k++)
+    {
+      uint32_t u = (k * 37) % UNITS;
+      w.obj = &obj;
+      w.offset = (uint64_t) u * 8192;
+      w.data.data = data + w.offset;
+      w.data.len = 8192;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+      w.obj = &other;
+      w.offset = (uint64_t) k * 4096;
+      w.data.len = 4096;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+    }
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_RESET);
+  ossd__response__free_unpacked (r, NULL);
+  /* the access pattern: a sequential scan in 16 KiB reads */
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  rd.obj = &obj;
+  rd.length = 16384;
+  for (uint64_t off = 0; off < sizeof data; off += 16384)
+    {
+      rd.offset = off;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+    }
+  Ossd__Request preq = OSSD__REQUEST__INIT;
+  Ossd__Profile pr = OSSD__PROFILE__INIT;
+  pr.action = OSSD__PROFILE_ACTION__PROFILE_APPLY;
+  pr.planner = (char *) "nosuch";
+  preq.body_case = OSSD__REQUEST__BODY_PROFILE;
+  preq.profile = &pr;
+  r = call_cap (f, &preq, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__ERR_INVALID);
+  assert_non_null (strstr (r->reason, "nosuch"));
+  ossd__response__free_unpacked (r, NULL);
+  pr.planner = (char *) "chain";
+  r = call_cap (f, &preq, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (profile_counter (r->profile, "objects_planned"), 1);
+  assert_int_equal (profile_counter (r->profile, "units_queued"), UNITS);
+  ossd__response__free_unpacked (r, NULL);
+  /* the drive relocates while no command comes: poll slowly */
+  uint64_t done = 0;
+  for (int i = 0; i < 100 && !done; i++)
+    {
+      usleep (50000);
+      r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_SHOW);
+      done = profile_counter (r->profile, "relocation_jobs_done");
+      assert_int_equal (profile_counter (r->profile, "relocation_jobs_failed"), 0);
+      ossd__response__free_unpacked (r, NULL);
+    }
+  assert_int_equal (done, 1);
+  /* every byte as written */
+  rd.offset = 0;
+  rd.length = sizeof data;
+  r = call_cap (f, &req, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->read->data.len, sizeof data);
+  assert_memory_equal (r->read->data.data, data, sizeof data);
+  ossd__response__free_unpacked (r, NULL);
+  Ossd__Stats st = OSSD__STATS__INIT;
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, &f->admin);
+  uint64_t moved = 0;
+  for (size_t i = 0; i < r->stats->n_counters; i++)
+    if (strcmp (r->stats->counters[i]->key, "relocated_sectors") == 0)
+      moved = r->stats->counters[i]->value;
+  ossd__response__free_unpacked (r, NULL);
+  assert_int_equal (moved, UNITS * 2);
+}
+
 int
 main (void)
 {
@@ -966,6 +1075,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_capabilities, setup, teardown),
     cmocka_unit_test_setup_teardown (test_failed_format_leaves_drive_usable, setup, teardown),
     cmocka_unit_test_setup_teardown (test_access_profile, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_profile_apply_relocates, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

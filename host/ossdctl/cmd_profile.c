@@ -10,11 +10,14 @@
 static const char profile_usage[] =
   "usage: ossdctl [--json] profile show [--reads N] [--edges N]\n"
   "       ossdctl profile reset | on | off\n"
+  "       ossdctl profile apply [--planner sofs|chain]\n"
   "The drive's record of host reads (object, offset, length, time, slot)\n"
   "and of the unit-to-unit transitions each slot makes, merged over the\n"
   "slots: show prints the counters, the N newest reads (default 32) and the\n"
   "N heaviest edges (default 256); reset forgets them; on / off switch\n"
-  "recording (docs/sofs.md).\n";
+  "recording; apply plans a new layout of every profiled object (planner\n"
+  "chain by default, or SOFS's greedy) and queues its relocation, which the\n"
+  "drive runs in the background while idle (docs/sofs.md).\n";
 
 static void
 print_vertex_json (const Ossd__ProfileVertex *v)
@@ -117,6 +120,22 @@ cmd_profile (struct ctl *c, int argc, char **argv)
           i++;
         }
     }
+  else if (strcmp (what, "apply") == 0)
+    {
+      pr.action = OSSD__PROFILE_ACTION__PROFILE_APPLY;
+      for (int i = 1; i < argc; i++)
+        {
+          if (strcmp (argv[i], "--json") == 0)
+            continue;
+          if (strcmp (argv[i], "--planner") != 0 || i + 1 == argc)
+            {
+              fprintf (stderr, "ossdctl profile apply: unexpected argument '%s'\n%s",
+                       argv[i], profile_usage);
+              return 2;
+            }
+          pr.planner = argv[++i];
+        }
+    }
   else
     {
       if (strcmp (what, "reset") == 0)
@@ -152,6 +171,23 @@ cmd_profile (struct ctl *c, int argc, char **argv)
     }
   if (pr.action == OSSD__PROFILE_ACTION__PROFILE_SHOW)
     print_show (c, p);
+  else if (pr.action == OSSD__PROFILE_ACTION__PROFILE_APPLY)
+    {
+      uint64_t objects = 0, units = 0;
+      for (size_t i = 0; i < p->n_counters; i++)
+        if (strcmp (p->counters[i]->key, "objects_planned") == 0)
+          objects = p->counters[i]->value;
+        else if (strcmp (p->counters[i]->key, "units_queued") == 0)
+          units = p->counters[i]->value;
+      if (c->json)
+        printf ("{\"action\": \"apply\", \"planner\": \"%s\", \"objects_planned\": %"
+                PRIu64 ", \"units_queued\": %" PRIu64 "}\n",
+                pr.planner ? pr.planner : "chain", objects, units);
+      else
+        printf ("%s plans of %" PRIu64 " objects (%" PRIu64 " units) queued; the drive "
+                "relocates them while idle (see profile show)\n",
+                pr.planner ? pr.planner : "chain", objects, units);
+    }
   else if (c->json)
     printf ("{\"action\": \"%s\", \"enabled\": %s}\n", what,
             p->enabled ? "true" : "false");
