@@ -25,6 +25,9 @@ device_profile_open (ossd_device_t *dev, char *why, size_t whylen)
   /* the slots and the block volume each get a graph of their own */
   c.streams = dev->slot_count + 1;
   c.edges_per_stream = 2048;
+  /* 512 KiB of a read graphed: the merge's worst case (33 streams of 2048
+   * runs of 64 units) stays under FTL_PROFILE_MAX_EXPANDED */
+  c.max_units_per_read = 64;
   int r = ftl_profile_create (&c, &dev->profile, &fe);
   if (r < 0)
     {

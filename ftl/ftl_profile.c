@@ -411,6 +411,13 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
     for (uint32_t i = 0; i < p->cfg.edges_per_stream; i++)
       if (p->g[s].slot[i].weight)
         all += (p->g[s].slot[i].to & RUN) ? (p->g[s].slot[i].to & ~RUN) - 1 : 1;
+  if (all > FTL_PROFILE_MAX_EXPANDED)
+    {
+      pthread_mutex_unlock (&p->lock);
+      return ftl_fail (err, -E2BIG, "the profile's runs expand into %zu edges, "
+                       "more than the %u a merge may take: reset it or record "
+                       "fewer units per read", all, FTL_PROFILE_MAX_EXPANDED);
+    }
   struct edge_slot *e = malloc ((all ? all : 1) * sizeof *e);
   struct merged *m = malloc ((all ? all : 1) * sizeof *m);
   if (!e || !m)

@@ -113,7 +113,12 @@ struct ftl_profile_edge
 };
 /* The merged graph: every stream's edges with equal (from, to) summed,
  * heaviest first (ties by from, then to).  Up to cap edges into out
- * (cap 0 / out NULL: only count); *n = copied, *total = distinct edges. */
+ * (cap 0 / out NULL: only count); *n = copied, *total = distinct edges.
+ * Runs expand into their edges first: -E2BIG (saying how many) when that
+ * would exceed FTL_PROFILE_MAX_EXPANDED edges (the bound of the merge's
+ * memory, ~56 bytes an edge; reset the profile or lower
+ * max_units_per_read). */
+#define FTL_PROFILE_MAX_EXPANDED (1u << 22)
 int ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out,
                        size_t cap, size_t *n, size_t *total, ftl_error *err);
 
