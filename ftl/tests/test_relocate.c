@@ -94,11 +94,31 @@ nand_reads_of (ftl_t *f, uint64_t off, size_t len)
   return st.nand_reads;
 }
 
+/* the mapping and allocation policies a relocation must work under */
 static void
-test_relocate_keeps_bytes (void **state)
+config (struct ftl_config *c, int variant)
+{
+  small_config (c);
+  if (variant == 1)
+    {
+      c->mapping_mode = FTL_MAP_DFTL_SPLIT;
+      c->mapping_cache_fraction = 0.1;
+      c->alloc_policy = FTL_ALLOC_INDEX_DATA;
+    }
+  else if (variant == 2)
+    {
+      c->mapping_mode = FTL_MAP_DFTL;
+      c->alloc_policy = FTL_ALLOC_PER_OBJECT;
+      c->max_open_blocks = 4;
+      c->gc_policy = FTL_GC_COST_BENEFIT;
+    }
+}
+
+static void
+relocate_keeps_bytes (int variant)
 {
   struct ftl_config c;
-  small_config (&c);
+  config (&c, variant);
   char *path = tmp_image ("reloc");
   ftl_t *f;
   ftl_error e = { "" };
@@ -162,6 +182,21 @@ test_relocate_keeps_bytes (void **state)
   unlink (path);
 }
 
+static void
+test_relocate_keeps_bytes (void **state)
+{
+  relocate_keeps_bytes (0);
+}
+
+/* DFTL (split cache, index/data streams) and DFTL with per-object
+ * streams and cost-benefit GC */
+static void
+test_relocate_keeps_bytes_dftl (void **state)
+{
+  relocate_keeps_bytes (1);
+  relocate_keeps_bytes (2);
+}
+
 struct shared
 {
   volatile uint64_t steps;
@@ -214,7 +249,7 @@ static void
 test_relocate_kill9 (void **state)
 {
   struct ftl_config c;
-  small_config (&c);
+  config (&c, 1);   /* DFTL: mapping pages must survive too */
   char *path = tmp_image ("reloc-kill");
   ftl_t *f;
   ftl_error e = { "" };
@@ -265,6 +300,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_relocate_keeps_bytes),
+    cmocka_unit_test (test_relocate_keeps_bytes_dftl),
     cmocka_unit_test (test_relocate_kill9),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
