@@ -495,7 +495,9 @@ main (int argc, char **argv)
     fclose (cf);
 
   printf ("\nQ6 (best / median of %d rounds, wall clock; drive = SCAN through libossd, "
-          "inproc drive, JIT; c = hand-written C over the mmapped heap file):\n", rounds);
+          "inproc drive, JIT; %s):\n", rounds,
+          profiler_vs ? "drive-noprof = the same with the access profiler off"
+          : "c = hand-written C over the mmapped heap file");
   printf ("  %-6s %7s %10s %10s %12s %10s %11s\n", "run", "threads", "ms best", "ms med",
           "rows/s best", "MB/s best", "CPU ms med");
   for (unsigned k = 0; k < nthreads; k++)
