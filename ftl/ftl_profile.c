@@ -14,20 +14,39 @@
  * means the edges u -> u + 1 along the run, expanded when the graph is
  * read out.  So a read costs at most two table updates however long. */
 #define RUN (1ull << 63)
+/* A table entry whose `to` has SEQ set stands for a sequential stretch of
+ * reads of `stride` units each, every one starting where the one before it
+ * ended: from = the first unit of the second read, to = SEQ | stride << 32
+ * | count; it means the count edges (from + i * stride - 1) -> (from + i *
+ * stride) between the reads.  A scan in equal reads so costs the table one
+ * update when it ends, not one per read. */
+#define SEQ (1ull << 62)
+#define SEQ_MAX 0xffffffffu
 
+/* One table holds every stream's graph (an entry names its stream), so
+ * the streams that read share all the room and idle slots take none. */
 struct edge_slot
 {
   uint64_t from, to;          /* vertex keys */
   uint32_t weight;            /* 0 = empty */
-  uint32_t intra;             /* read-out only: weight from inside reads */
+  uint32_t stream;
 };
 
-struct stream_graph
+/* an edge on read-out (runs expanded) */
+struct flat_edge
 {
-  struct edge_slot *slot;     /* edges_per_stream */
-  uint32_t used;
+  uint64_t from, to;
+  uint32_t weight, intra;     /* intra: of weight, from inside reads */
+};
+
+struct stream_state
+{
   bool has_last;
   uint64_t last;              /* the vertex this stream read last */
+  /* the sequential stretch being read (SEQ), not in the table yet */
+  bool seq;
+  uint64_t seq_from;
+  uint32_t seq_stride, seq_count;
 };
 
 struct obj_entry
@@ -42,11 +61,13 @@ struct ftl_profile
   atomic_bool enabled;
   struct ftl_profile_config cfg;
   uint32_t unit_shift;
-  uint32_t emask;             /* edges_per_stream - 1 */
+  uint32_t tsize, emask;      /* table entries (streams x edges_per_stream,
+                                 2^k), tsize - 1 */
+  uint32_t used;              /* table entries in use */
   struct ftl_profile_read *ring;
   uint64_t ring_next;         /* records ever written */
-  struct stream_graph *g;
-  struct edge_slot *scratch;  /* aging rehash */
+  struct stream_state *g;
+  struct edge_slot *table, *scratch;   /* scratch: the aging rehash */
   struct obj_entry *obj;      /* open addressing, 2 x max_objects */
   uint32_t obj_mask;
   struct obj_entry *obj_by_index;   /* interned objects in order */
@@ -109,26 +130,36 @@ ftl_profile_create (const struct ftl_profile_config *in, ftl_profile_t **out,
                      "<= 1024, objects %u <= 2^23, ring %u <= 2^24, edges %u "
                      "in [16, 2^24])", c.streams, c.max_objects,
                      c.ring_records, c.edges_per_stream);
-  c.edges_per_stream = pow2_at_least (c.edges_per_stream);
+  if ((uint64_t) c.streams * c.edges_per_stream > (1u << 26))
+    return ftl_fail (err, -EINVAL, "profile table of %u streams x %u entries "
+                     "exceeds 2^26 entries", c.streams, c.edges_per_stream);
   struct ftl_profile *p = calloc (1, sizeof *p);
   if (!p)
     return ftl_fail (err, -ENOMEM, "out of memory for the profiler");
   pthread_mutex_init (&p->lock, NULL);
   p->cfg = c;
   p->unit_shift = (uint32_t) __builtin_ctz (c.unit_bytes);
-  p->emask = c.edges_per_stream - 1;
+  p->tsize = pow2_at_least (c.streams * c.edges_per_stream);
+  p->emask = p->tsize - 1;
   uint32_t objcap = pow2_at_least (c.max_objects * 2);
   p->obj_mask = objcap - 1;
   p->ring = calloc (c.ring_records, sizeof *p->ring);
   p->g = calloc (c.streams, sizeof *p->g);
-  p->scratch = calloc (c.edges_per_stream, sizeof *p->scratch);
+  /* written now, not lazily: a page fault on a first insert costs a read
+   * as much as the whole record */
+  p->table = calloc (p->tsize, sizeof *p->table);
+  p->scratch = calloc (p->tsize, sizeof *p->scratch);
+  if (p->table && p->scratch)
+    for (size_t i = 0; i < (size_t) p->tsize * sizeof *p->table; i += 4096)
+      {
+        ((volatile uint8_t *) p->table)[i] = 0;
+        ((volatile uint8_t *) p->scratch)[i] = 0;
+      }
   p->obj = calloc (objcap, sizeof *p->obj);
   p->obj_slot_index = calloc (objcap, sizeof *p->obj_slot_index);
   p->obj_by_index = calloc (c.max_objects, sizeof *p->obj_by_index);
-  bool ok = p->ring && p->g && p->scratch && p->obj && p->obj_slot_index
-    && p->obj_by_index;
-  for (uint32_t s = 0; ok && s < c.streams; s++)
-    ok = (p->g[s].slot = calloc (c.edges_per_stream, sizeof (struct edge_slot))) != NULL;
+  bool ok = p->ring && p->g && p->table && p->scratch && p->obj
+    && p->obj_slot_index && p->obj_by_index;
   if (!ok)
     {
       ftl_profile_destroy (p);
@@ -136,7 +167,8 @@ ftl_profile_create (const struct ftl_profile_config *in, ftl_profile_t **out,
                        "streams x %u edges)", c.streams, c.edges_per_stream);
     }
   p->c.memory_bytes = sizeof *p + (uint64_t) c.ring_records * sizeof *p->ring
-    + (uint64_t) (c.streams + 1) * c.edges_per_stream * sizeof (struct edge_slot)
+    + (uint64_t) 2 * p->tsize * sizeof (struct edge_slot)
+    + (uint64_t) c.streams * sizeof (struct stream_state)
     + (uint64_t) objcap * (sizeof *p->obj + sizeof (uint32_t))
     + (uint64_t) c.max_objects * sizeof *p->obj_by_index;
   *out = p;
@@ -148,9 +180,8 @@ ftl_profile_destroy (ftl_profile_t *p)
 {
   if (!p)
     return;
-  for (uint32_t s = 0; p->g && s < p->cfg.streams; s++)
-    free (p->g[s].slot);
   free (p->g);
+  free (p->table);
   free (p->ring);
   free (p->scratch);
   free (p->obj);
@@ -186,12 +217,9 @@ ftl_profile_reset (ftl_profile_t *p)
   memset (&p->c, 0, sizeof p->c);
   p->c.memory_bytes = mem;
   p->ring_next = 0;
-  for (uint32_t s = 0; s < p->cfg.streams; s++)
-    {
-      memset (p->g[s].slot, 0, (size_t) p->cfg.edges_per_stream * sizeof (struct edge_slot));
-      p->g[s].used = 0;
-      p->g[s].has_last = false;
-    }
+  memset (p->table, 0, (size_t) p->tsize * sizeof *p->table);
+  memset (p->g, 0, (size_t) p->cfg.streams * sizeof *p->g);
+  p->used = 0;
   memset (p->obj, 0, (size_t) (p->obj_mask + 1) * sizeof *p->obj);
   p->nobj = 0;
   pthread_mutex_unlock (&p->lock);
@@ -221,33 +249,35 @@ obj_index (struct ftl_profile *p, uint64_t pid, uint64_t oid)
 }
 
 static inline uint32_t
-edge_hash (uint64_t from, uint64_t to)
+edge_hash (uint64_t from, uint64_t to, uint32_t stream)
 {
-  return (uint32_t) mix64 (from * 0x9e3779b97f4a7c15ull + to);
+  return (uint32_t) mix64 ((from * 0x9e3779b97f4a7c15ull + to) ^ ((uint64_t) stream << 48));
 }
 
-/* Insert into a table known to have room (rehash and increment). */
+/* The entry for (stream, from, to), or the empty one to put it in; the
+ * table always has room (it ages at three quarters). */
 static struct edge_slot *
-edge_find (struct edge_slot *t, uint32_t mask, uint64_t from, uint64_t to)
+edge_find (struct edge_slot *t, uint32_t mask, uint64_t from, uint64_t to,
+           uint32_t stream)
 {
-  uint32_t h = edge_hash (from, to) & mask;
-  while (t[h].weight && (t[h].from != from || t[h].to != to))
+  uint32_t h = edge_hash (from, to, stream) & mask;
+  while (t[h].weight && (t[h].from != from || t[h].to != to || t[h].stream != stream))
     h = (h + 1) & mask;
   return &t[h];
 }
 
 /* Halve every weight, drop the zeros, rehash: until at most half full. */
 static void
-graph_age (struct ftl_profile *p, struct stream_graph *g)
+table_age (struct ftl_profile *p)
 {
-  uint32_t n = p->cfg.edges_per_stream;
+  uint32_t n = p->tsize;
   do
     {
       memset (p->scratch, 0, (size_t) n * sizeof *p->scratch);
       uint32_t used = 0;
       for (uint32_t i = 0; i < n; i++)
         {
-          struct edge_slot e = g->slot[i];
+          struct edge_slot e = p->table[i];
           if (!e.weight)
             continue;
           e.weight >>= 1;
@@ -256,40 +286,63 @@ graph_age (struct ftl_profile *p, struct stream_graph *g)
               p->c.edges_aged_out++;
               continue;
             }
-          *edge_find (p->scratch, p->emask, e.from, e.to) = e;
+          *edge_find (p->scratch, p->emask, e.from, e.to, e.stream) = e;
           used++;
         }
-      memcpy (g->slot, p->scratch, (size_t) n * sizeof *p->scratch);
-      p->c.edges -= g->used - used;
-      g->used = used;
+      struct edge_slot *t = p->table;
+      p->table = p->scratch;
+      p->scratch = t;
+      p->used = used;
       p->c.agings++;
     }
-  while (g->used > n / 2);
+  while (p->used > n / 2);
+  p->c.edges = p->used;
 }
 
 static void
-edge_add (struct ftl_profile *p, struct stream_graph *g, uint64_t from,
-          uint64_t to)
+entry_add (struct ftl_profile *p, uint32_t stream, uint64_t from, uint64_t to)
 {
-  struct edge_slot *e = edge_find (g->slot, p->emask, from, to);
+  struct edge_slot *e = edge_find (p->table, p->emask, from, to, stream);
   if (!e->weight)
     {
-      if (g->used + 1 > p->cfg.edges_per_stream / 4 * 3)
+      if (p->used + 1 > p->tsize / 4 * 3)
         {
-          graph_age (p, g);
-          e = edge_find (g->slot, p->emask, from, to);
+          table_age (p);
+          e = edge_find (p->table, p->emask, from, to, stream);
         }
       if (!e->weight)
         {
           e->from = from;
           e->to = to;
-          g->used++;
-          p->c.edges++;
+          e->stream = stream;
+          p->used++;
+          p->c.edges = p->used;
         }
     }
   if (e->weight < UINT32_MAX)
     e->weight++;
+}
+
+static void
+edge_add (struct ftl_profile *p, uint32_t stream, uint64_t from, uint64_t to)
+{
+  entry_add (p, stream, from, to);
   p->c.transitions++;
+}
+
+/* The stream's sequential stretch into the table (its transitions were
+ * counted as it grew). */
+static void
+seq_flush (struct ftl_profile *p, uint32_t stream, struct stream_state *g)
+{
+  if (!g->seq)
+    return;
+  if (g->seq_count == 1)
+    entry_add (p, stream, g->seq_from - 1, g->seq_from);
+  else
+    entry_add (p, stream, g->seq_from,
+               SEQ | ((uint64_t) g->seq_stride << 32) | g->seq_count);
+  g->seq = false;
 }
 
 void
@@ -308,10 +361,11 @@ ftl_profile_record (ftl_profile_t *p, uint32_t stream, uint64_t pid,
   p->c.reads++;
   p->c.read_bytes += len;
   uint32_t oi = obj_index (p, pid, oid);
-  struct stream_graph *g = &p->g[sidx];
+  struct stream_state *g = &p->g[sidx];
   if (oi == OBJ_NONE)
     {
       p->c.objects_dropped++;
+      seq_flush (p, sidx, g);
       g->has_last = false;
       pthread_mutex_unlock (&p->lock);
       return;
@@ -326,13 +380,35 @@ ftl_profile_record (ftl_profile_t *p, uint32_t stream, uint64_t pid,
   uint64_t v0 = ((uint64_t) oi << UNIT_BITS) | (first & UNIT_MASK);
   if (g->has_last && g->last != v0)
     {
-      edge_add (p, g, g->last, v0);
-      if ((g->last >> UNIT_BITS) != oi)
-        p->c.cross_object_transitions++;
+      bool next = g->last + 1 == v0 && (g->last >> UNIT_BITS) == oi;
+      if (next && g->seq && g->seq_stride == units && g->seq_count < SEQ_MAX
+          && g->seq_from + (uint64_t) g->seq_count * units == v0)
+        {
+          g->seq_count++;   /* the scan goes on: no table update */
+          p->c.transitions++;
+        }
+      else
+        {
+          seq_flush (p, sidx, g);
+          if (next)
+            {
+              g->seq = true;
+              g->seq_from = v0;
+              g->seq_stride = (uint32_t) units;
+              g->seq_count = 1;
+              p->c.transitions++;
+            }
+          else
+            {
+              edge_add (p, sidx, g->last, v0);
+              if ((g->last >> UNIT_BITS) != oi)
+                p->c.cross_object_transitions++;
+            }
+        }
     }
   if (units > 1)
     {
-      edge_add (p, g, v0, RUN | units);
+      edge_add (p, sidx, v0, RUN | units);
       p->c.transitions += units - 2;   /* edge_add counted one */
       p->c.intra_transitions += units - 1;
     }
@@ -366,7 +442,7 @@ ftl_profile_reads (ftl_profile_t *p, struct ftl_profile_read *out, size_t cap)
 static int
 edge_key_cmp (const void *a, const void *b)
 {
-  const struct edge_slot *x = a, *y = b;
+  const struct flat_edge *x = a, *y = b;
   if (x->from != y->from)
     return x->from < y->from ? -1 : 1;
   if (x->to != y->to)
@@ -405,12 +481,16 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
   if (total)
     *total = 0;
   pthread_mutex_lock (&p->lock);
-  /* runs expand into their edges */
-  size_t all = 0;
   for (uint32_t s = 0; s < p->cfg.streams; s++)
-    for (uint32_t i = 0; i < p->cfg.edges_per_stream; i++)
-      if (p->g[s].slot[i].weight)
-        all += (p->g[s].slot[i].to & RUN) ? (p->g[s].slot[i].to & ~RUN) - 1 : 1;
+    seq_flush (p, s, &p->g[s]);
+  /* runs and sequential stretches expand into their edges */
+  size_t all = 0;
+  for (uint32_t i = 0; i < p->tsize; i++)
+    if (p->table[i].weight)
+      {
+        uint64_t to = p->table[i].to;
+        all += (to & RUN) ? (to & ~RUN) - 1 : (to & SEQ) ? (uint32_t) to : 1;
+      }
   if (all > FTL_PROFILE_MAX_EXPANDED)
     {
       pthread_mutex_unlock (&p->lock);
@@ -418,7 +498,7 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
                        "more than the %u a merge may take: reset it or record "
                        "fewer units per read", all, FTL_PROFILE_MAX_EXPANDED);
     }
-  struct edge_slot *e = malloc ((all ? all : 1) * sizeof *e);
+  struct flat_edge *e = malloc ((all ? all : 1) * sizeof *e);
   struct merged *m = malloc ((all ? all : 1) * sizeof *m);
   if (!e || !m)
     {
@@ -429,22 +509,28 @@ ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
                        all);
     }
   size_t k = 0;
-  for (uint32_t s = 0; s < p->cfg.streams; s++)
-    for (uint32_t i = 0; i < p->cfg.edges_per_stream; i++)
-      {
-        const struct edge_slot *x = &p->g[s].slot[i];
-        if (!x->weight)
+  for (uint32_t i = 0; i < p->tsize; i++)
+    {
+      const struct edge_slot *x = &p->table[i];
+      if (!x->weight)
+        continue;
+      if (x->to & SEQ)
+        {
+          uint64_t stride = (x->to & ~SEQ) >> 32, count = (uint32_t) x->to;
+          for (uint64_t i = 0; i < count; i++)
+            e[k++] = (struct flat_edge) { x->from + i * stride - 1,
+                                          x->from + i * stride, x->weight, 0 };
           continue;
-        if (!(x->to & RUN))
-          {
-            e[k] = *x;
-            e[k++].intra = 0;
-            continue;
-          }
-        for (uint64_t u = 0; u + 1 < (x->to & ~RUN); u++)
-          e[k++] = (struct edge_slot) { x->from + u, x->from + u + 1, x->weight,
-                                        x->weight };
-      }
+        }
+      if (!(x->to & RUN))
+        {
+          e[k++] = (struct flat_edge) { x->from, x->to, x->weight, 0 };
+          continue;
+        }
+      for (uint64_t u = 0; u + 1 < (x->to & ~RUN); u++)
+        e[k++] = (struct flat_edge) { x->from + u, x->from + u + 1, x->weight,
+                                      x->weight };
+    }
   qsort (e, k, sizeof *e, edge_key_cmp);
   size_t nm = 0;
   for (size_t i = 0; i < k; i++)

@@ -66,7 +66,7 @@ struct sim_opts
   /* --workload sofs (sofs.h) */
   const char *sofs_case;      /* comma-separated cases */
   const char *sofs_csv;
-  uint32_t sofs_edges;        /* profiler entries per stream */
+  uint32_t sofs_edges;        /* profiler table entries (all streams) */
   double sofs_scale;
   uint64_t sofs_max_reads;    /* msr: reads replayed (0 = all) */
   uint64_t sofs_max_obj;      /* msr: largest object (bytes) */

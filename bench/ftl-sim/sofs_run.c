@@ -484,7 +484,11 @@ sofs_run (const struct sim_opts *o, const struct sofs_trace *t, FILE *csv,
   struct ftl_profile_config pcfg;
   ftl_profile_config_defaults (&pcfg);
   pcfg.streams = streams > 1024 ? 1024 : streams;
-  pcfg.edges_per_stream = o->sofs_edges ? o->sofs_edges : 1u << 15;
+  /* --sofs-edges: the whole table, shared by the streams */
+  uint32_t table = o->sofs_edges ? o->sofs_edges : 1u << 17;
+  pcfg.edges_per_stream = (table + pcfg.streams - 1) / pcfg.streams;
+  if (pcfg.edges_per_stream < 16)
+    pcfg.edges_per_stream = 16;
   pcfg.max_objects = t->nobj + 8;
   pcfg.unit_bytes = UNIT;
   r = ftl_profile_create (&pcfg, &prof, &err);

@@ -12,17 +12,22 @@
  *   `unit_bytes` (8 KiB = a heap page by default), an edge u -> v counts
  *   how often v was read right after u by that stream, inside one read
  *   (consecutive units) or from one read to the next;
- * - each graph is a fixed hash table of `edges_per_stream` entries: an
- *   edge between reads, or the run of units one read covered (standing for
- *   its edges u -> u + 1, expanded on read-out), so a read costs at most two
- *   updates however long it is; when the table is three quarters full
- *   every weight is halved and the entries that reach zero are dropped
- *   (aging: heavy edges survive, old light ones go);
+ * - the graphs share one fixed hash table of streams x edges_per_stream
+ *   entries (rounded up to 2^k), each entry naming its stream, so the
+ *   streams that read take all the room and idle ones none.  An entry is
+ *   an edge between reads, or the run of units one read covered (standing
+ *   for its edges u -> u + 1, expanded on read-out), so a read costs at
+ *   most two updates however long it is; a stretch of equal reads each
+ *   starting where the one before it ended (a scan) is one entry too,
+ *   written when the stretch ends, so a scan in 8 KiB reads costs the table
+ *   nothing per read; when the table is three quarters
+ *   full every weight is halved and the entries that reach zero are
+ *   dropped (aging: heavy edges survive, old light ones go);
  * - objects are interned into a table of `max_objects`; reads of objects
  *   beyond it are counted, kept in the ring, but not graphed.
  *
- * Memory is fixed at creation (about 24 bytes x edges_per_stream x streams
- * + 48 bytes x ring_records).  Disabled, a record call is one atomic load.
+ * Memory is fixed at creation (about 48 bytes x edges_per_stream x streams:
+ * the table and its aging copy, + 48 bytes x ring_records).  Disabled, a record call is one atomic load.
  * Thread-safe: one mutex (the FTL serialises reads under its own lock
  * anyway).  Functions returning int return 0 or a negative errno and fill
  * err.  Depends only on ossd_ftl.h (for ftl_error).
@@ -46,7 +51,8 @@ struct ftl_profile_config
 {
   uint32_t ring_records;        /* default 4096 */
   uint32_t streams;             /* default 8 */
-  uint32_t edges_per_stream;    /* default 4096 (rounded up to 2^k) */
+  uint32_t edges_per_stream;    /* table entries per stream (default 4096;
+                                   the table is shared) */
   uint32_t max_objects;         /* default 1024, at most 2^23 */
   uint32_t unit_bytes;          /* default 8192; power of two >= 4096 */
   uint32_t max_units_per_read;  /* units of one read graphed (default 256,
@@ -81,8 +87,8 @@ struct ftl_profile_counters
   uint64_t intra_transitions;       /* of them, inside one read */
   uint64_t cross_object_transitions;
   uint64_t units_not_graphed;       /* beyond max_units_per_read */
-  uint64_t edges;                   /* table entries now (edges and runs),
-                                       all streams */
+  uint64_t edges;                   /* table entries now (edges, runs,
+                                       sequential stretches), all streams */
   uint64_t agings;                  /* halvings of a stream's weights */
   uint64_t edges_aged_out;          /* entries dropped by aging */
   uint64_t objects, objects_dropped;   /* interned / reads not graphed */

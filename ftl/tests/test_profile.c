@@ -102,27 +102,35 @@ test_ring_wraps (void **state)
   ftl_profile_destroy (p);
 }
 
-/* A 16-edge graph ages at 12: weights halve, light edges go, the heavy
- * one (read again after every other read) stays; the table never holds
- * more than three quarters. */
+/* 4 streams x 16 entries: one table of 64, shared.  One stream alone may
+ * fill it up to 48 entries before it ages (the idle streams take no room);
+ * then weights halve, light edges go, the heavy one (read again after
+ * every other read) stays; the table never holds more than three
+ * quarters. */
 static void
 test_aging_keeps_heavy_edges (void **state)
 {
   ftl_profile_t *p = make (16, 0, 0);
   ftl_error err = { "" };
+  struct ftl_profile_counters c;
+  for (uint64_t u = 1000; u < 1040; u++)   /* 40 distinct edges, stream 3 */
+    ftl_profile_record (p, 3, 1, 1, u * 3 * 8192, 8192, 0);
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.edges, 39);
+  assert_int_equal (c.agings, 0);
+  ftl_profile_reset (p);
   for (uint64_t u = 100; u < 160; u++)
     {
       ftl_profile_record (p, 0, 1, 1, u * 8192, 8192, 0);   /* 1 -> u, new */
       ftl_profile_record (p, 0, 1, 1, 0, 16384, 0);   /* u -> 0 new, 0 -> 1 */
     }
-  struct ftl_profile_counters c;
   ftl_profile_get_counters (p, &c);
   assert_true (c.agings >= 1);
   assert_true (c.edges_aged_out > 0);
-  assert_true (c.edges <= 12);
-  struct ftl_profile_edge e[16];
+  assert_true (c.edges <= 48);
+  struct ftl_profile_edge e[64];
   size_t n, total;
-  assert_int_equal (ftl_profile_edges (p, e, 16, &n, &total, &err), 0);
+  assert_int_equal (ftl_profile_edges (p, e, 64, &n, &total, &err), 0);
   assert_int_equal (total, c.edges);
   assert_int_equal (e[0].from.unit, 0);
   assert_int_equal (e[0].to.unit, 1);
@@ -171,6 +179,63 @@ test_bounds_enable_reset (void **state)
   ftl_profile_destroy (p);
 }
 
+/* A scan in equal reads, each where the last ended, is one table entry
+ * (written when the scan ends or is read out), expanded into its edges
+ * between the reads (intra 0); 128 KiB reads add their runs (intra). */
+static void
+test_sequential_stretch (void **state)
+{
+  ftl_profile_t *p = make (0, 0, 0);
+  ftl_error err = { "" };
+  struct ftl_profile_counters c;
+  for (uint64_t u = 0; u < 1000; u++)
+    ftl_profile_record (p, 0, 1, 1, u * 8192, 8192, u);
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.transitions, 999);
+  assert_int_equal (c.edges, 0);   /* nothing in the table yet */
+  static struct ftl_profile_edge e[2000];
+  size_t n, total;
+  assert_int_equal (ftl_profile_edges (p, e, 2000, &n, &total, &err), 0);
+  assert_int_equal (total, 999);
+  for (size_t i = 0; i < n; i++)
+    {
+      assert_int_equal (e[i].to.unit, e[i].from.unit + 1);
+      assert_int_equal (e[i].weight, 1);
+      assert_int_equal (e[i].intra_weight, 0);
+    }
+  ftl_profile_get_counters (p, &c);
+  assert_int_equal (c.edges, 1);   /* flushed by the read-out */
+  /* a second scan of the object in 128 KiB reads, another stream: runs of
+   * 16 units (intra) and one stretch of stride 16 */
+  ftl_profile_reset (p);
+  for (uint64_t k = 0; k < 50; k++)
+    ftl_profile_record (p, 1, 1, 1, k * 131072, 131072, k);
+  ftl_profile_record (p, 1, 1, 1, 0, 8192, 50);   /* breaks the stretch */
+  assert_int_equal (ftl_profile_edges (p, e, 2000, &n, &total, &err), 0);
+  /* 50 x 15 inside reads, 49 between them, 799 -> 0 at the end */
+  assert_int_equal (total, 50 * 15 + 49 + 1);
+  uint64_t intra = 0, inter = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (e[i].to.unit == 0)
+        {
+          assert_int_equal (e[i].from.unit, 799);
+          continue;
+        }
+      assert_int_equal (e[i].to.unit, e[i].from.unit + 1);
+      if (e[i].intra_weight)
+        intra++;
+      else
+        {
+          assert_int_equal (e[i].to.unit % 16, 0);
+          inter++;
+        }
+    }
+  assert_int_equal (intra, 50 * 15);
+  assert_int_equal (inter, 49);
+  ftl_profile_destroy (p);
+}
+
 struct worker
 {
   ftl_profile_t *p;
@@ -203,7 +268,11 @@ test_concurrent_streams (void **state)
   ftl_profile_get_counters (p, &c);
   assert_int_equal (c.reads, 80000);
   assert_int_equal (c.transitions, 4 * 19999);
-  assert_int_equal (c.edges, 4 * 500);
+  /* each thread: 0 -> 1 -> ... -> 499 -> 0 ... of its own object */
+  size_t n, total;
+  ftl_error err = { "" };
+  assert_int_equal (ftl_profile_edges (p, NULL, 0, &n, &total, &err), 0);
+  assert_int_equal (total, 4 * 500);
   ftl_profile_destroy (p);
 }
 
@@ -215,6 +284,7 @@ main (void)
     cmocka_unit_test (test_ring_wraps),
     cmocka_unit_test (test_aging_keeps_heavy_edges),
     cmocka_unit_test (test_bounds_enable_reset),
+    cmocka_unit_test (test_sequential_stretch),
     cmocka_unit_test (test_concurrent_streams),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
