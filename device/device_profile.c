@@ -22,11 +22,14 @@ device_profile_open (ossd_device_t *dev, char *why, size_t whylen)
   ftl_error fe = { "" };
 
   ftl_profile_config_defaults (&c);
-  /* the slots and the block volume each get a graph of their own */
+  /* the slots and the block volume each get a graph of their own; the
+   * graphs share one table of 33 x 1024 entries, rounded up to 65536
+   * (3 MiB with its aging copy): the streams that read take the room */
   c.streams = dev->slot_count + 1;
-  c.edges_per_stream = 2048;
-  /* 512 KiB of a read graphed: the merge's worst case (33 streams of 2048
-   * runs of 64 units) stays under FTL_PROFILE_MAX_EXPANDED */
+  c.edges_per_stream = 1024;
+  /* 512 KiB of a read graphed: the merge's worst case (49152 entries, the
+   * table three quarters full, of 63 edges each) stays under
+   * FTL_PROFILE_MAX_EXPANDED */
   c.max_units_per_read = 64;
   int r = ftl_profile_create (&c, &dev->profile, &fe);
   if (r < 0)
@@ -123,6 +126,14 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
     }
   size_t ne = 0, total = 0;
   int e = ftl_profile_edges (dev->profile, b->ed, want_edges, &ne, &total, &fe);
+  bool too_many = e == -E2BIG;
+  if (too_many)
+    {
+      /* the rest of the profile is still worth showing */
+      device_log (dev, "PROFILE SHOW: %s", fe.msg);
+      ne = total = 0;
+      e = 0;
+    }
   if (e < 0)
     {
       show_buf_free (b);
@@ -179,6 +190,7 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   counter (b, &nc, "memory_bytes", c.memory_bytes);
   counter (b, &nc, "streams", cfg.streams);
   counter (b, &nc, "ring_records", cfg.ring_records);
+  counter (b, &nc, "edges_too_many_to_merge", too_many);
   struct device_relocate_counters rc;
   device_relocate_counters (dev, &rc);
   counter (b, &nc, "relocation_jobs_queued", rc.jobs_queued);

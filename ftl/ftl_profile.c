@@ -21,7 +21,7 @@
  * stride) between the reads.  A scan in equal reads so costs the table one
  * update when it ends, not one per read. */
 #define SEQ (1ull << 62)
-#define SEQ_MAX 0xffffffffu
+#define SEQ_MAX 65536u          /* reads in one stretch entry (then a new one) */
 
 /* One table holds every stream's graph (an entry names its stream), so
  * the streams that read share all the room and idle slots take none. */

@@ -62,7 +62,7 @@ usage (FILE *out)
 "                         sequential bound); default stdout\n"
 "  --sofs-scale F         sizes and counts of the synthetic cases (1)\n"
 "  --sofs-edges N         profiler table entries, shared by the streams\n"
-"                         (131072; the drive has 33 x 2048 = 67584)\n"
+"                         (131072; the drive has 65536)\n"
 "  --sofs-max-reads N     msr: replay the first N reads (all)\n"
 "  --sofs-max-obj SIZE    msr: largest object, offsets wrap (256M)\n"
 "\n"

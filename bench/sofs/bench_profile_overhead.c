@@ -104,7 +104,7 @@ recorder_ns (uint64_t bytes, size_t chunk)
   struct ftl_profile_config c;
   ftl_profile_config_defaults (&c);
   c.streams = 33;                 /* as the drive (device_profile.c) */
-  c.edges_per_stream = 2048;
+  c.edges_per_stream = 1024;
   c.max_units_per_read = 64;
   if (ftl_profile_create (&c, &p, &fe) < 0)
     {
