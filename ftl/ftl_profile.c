@@ -1,80 +1,9 @@
-/* ftl_profile.c - the access profiler (ftl_profile.h): read ring, object
- * table, per-stream transition hash tables with aging, merged read-out. */
-#include <stdatomic.h>
-
+/* ftl_profile.c - the access profiler (ftl_profile.h): creation, the read
+ * ring, the object table, the shared transition table with aging, and the
+ * recording of a read (runs and sequential stretches).  The merged read-out
+ * is ftl_profile_merge.c. */
 #include "ftl_internal.h"
-#include "ftl_profile.h"
-
-#define OBJ_NONE 0xffffffffu
-/* vertex key: object index (23 bits) << 40 | unit (40 bits) */
-#define UNIT_BITS 40
-#define UNIT_MASK ((1ull << UNIT_BITS) - 1)
-/* A table entry whose `to` has RUN set stands for the run of units one read
- * covered: from = its first vertex, to = RUN | the number of units; it
- * means the edges u -> u + 1 along the run, expanded when the graph is
- * read out.  So a read costs at most two table updates however long. */
-#define RUN (1ull << 63)
-/* A table entry whose `to` has SEQ set stands for a sequential stretch of
- * reads of `stride` units each, every one starting where the one before it
- * ended: from = the first unit of the second read, to = SEQ | stride << 32
- * | count; it means the count edges (from + i * stride - 1) -> (from + i *
- * stride) between the reads.  A scan in equal reads so costs the table one
- * update when it ends, not one per read. */
-#define SEQ (1ull << 62)
-#define SEQ_MAX 65536u          /* reads in one stretch entry (then a new one) */
-
-/* One table holds every stream's graph (an entry names its stream), so
- * the streams that read share all the room and idle slots take none. */
-struct edge_slot
-{
-  uint64_t from, to;          /* vertex keys */
-  uint32_t weight;            /* 0 = empty */
-  uint32_t stream;
-};
-
-/* an edge on read-out (runs expanded) */
-struct flat_edge
-{
-  uint64_t from, to;
-  uint32_t weight, intra;     /* intra: of weight, from inside reads */
-};
-
-struct stream_state
-{
-  bool has_last;
-  uint64_t last;              /* the vertex this stream read last */
-  /* the sequential stretch being read (SEQ), not in the table yet */
-  bool seq;
-  uint64_t seq_from;
-  uint32_t seq_stride, seq_count;
-};
-
-struct obj_entry
-{
-  uint64_t pid, oid;
-  bool used;
-};
-
-struct ftl_profile
-{
-  pthread_mutex_t lock;
-  atomic_bool enabled;
-  struct ftl_profile_config cfg;
-  uint32_t unit_shift;
-  uint32_t tsize, emask;      /* table entries (streams x edges_per_stream,
-                                 2^k), tsize - 1 */
-  uint32_t used;              /* table entries in use */
-  struct ftl_profile_read *ring;
-  uint64_t ring_next;         /* records ever written */
-  struct stream_state *g;
-  struct edge_slot *table, *scratch;   /* scratch: the aging rehash */
-  struct obj_entry *obj;      /* open addressing, 2 x max_objects */
-  uint32_t obj_mask;
-  struct obj_entry *obj_by_index;   /* interned objects in order */
-  uint32_t nobj;
-  uint32_t *obj_slot_index;   /* obj[] slot -> index */
-  struct ftl_profile_counters c;
-};
+#include "ftl_profile_internal.h"
 
 static uint32_t
 pow2_at_least (uint32_t v)
@@ -83,17 +12,6 @@ pow2_at_least (uint32_t v)
   while (p < v && p < (1u << 30))
     p <<= 1;
   return p;
-}
-
-static inline uint64_t
-mix64 (uint64_t x)
-{
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
 }
 
 void
@@ -332,8 +250,8 @@ edge_add (struct ftl_profile *p, uint32_t stream, uint64_t from, uint64_t to)
 
 /* The stream's sequential stretch into the table (its transitions were
  * counted as it grew). */
-static void
-seq_flush (struct ftl_profile *p, uint32_t stream, struct stream_state *g)
+void
+profile_seq_flush (struct ftl_profile *p, uint32_t stream, struct stream_state *g)
 {
   if (!g->seq)
     return;
@@ -365,7 +283,7 @@ ftl_profile_record (ftl_profile_t *p, uint32_t stream, uint64_t pid,
   if (oi == OBJ_NONE)
     {
       p->c.objects_dropped++;
-      seq_flush (p, sidx, g);
+      profile_seq_flush (p, sidx, g);
       g->has_last = false;
       pthread_mutex_unlock (&p->lock);
       return;
@@ -389,7 +307,7 @@ ftl_profile_record (ftl_profile_t *p, uint32_t stream, uint64_t pid,
         }
       else
         {
-          seq_flush (p, sidx, g);
+          profile_seq_flush (p, sidx, g);
           if (next)
             {
               g->seq = true;
@@ -437,123 +355,4 @@ ftl_profile_reads (ftl_profile_t *p, struct ftl_profile_read *out, size_t cap)
     out[i] = p->ring[(p->ring_next - n + i) % p->cfg.ring_records];
   pthread_mutex_unlock (&p->lock);
   return (size_t) n;
-}
-
-static int
-edge_key_cmp (const void *a, const void *b)
-{
-  const struct flat_edge *x = a, *y = b;
-  if (x->from != y->from)
-    return x->from < y->from ? -1 : 1;
-  if (x->to != y->to)
-    return x->to < y->to ? -1 : 1;
-  return 0;
-}
-
-struct merged
-{
-  uint64_t from, to, weight, intra;
-};
-
-static int
-merged_cmp (const void *a, const void *b)
-{
-  const struct merged *x = a, *y = b;
-  if (x->weight != y->weight)
-    return x->weight > y->weight ? -1 : 1;
-  if (x->from != y->from)
-    return x->from < y->from ? -1 : 1;
-  return x->to < y->to ? -1 : x->to > y->to;
-}
-
-static struct ftl_profile_vertex
-vertex_of (const struct ftl_profile *p, uint64_t key)
-{
-  const struct obj_entry *o = &p->obj_by_index[key >> UNIT_BITS];
-  return (struct ftl_profile_vertex) { o->pid, o->oid, key & UNIT_MASK };
-}
-
-int
-ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out, size_t cap,
-                   size_t *n, size_t *total, ftl_error *err)
-{
-  *n = 0;
-  if (total)
-    *total = 0;
-  pthread_mutex_lock (&p->lock);
-  for (uint32_t s = 0; s < p->cfg.streams; s++)
-    seq_flush (p, s, &p->g[s]);
-  /* runs and sequential stretches expand into their edges */
-  size_t all = 0;
-  for (uint32_t i = 0; i < p->tsize; i++)
-    if (p->table[i].weight)
-      {
-        uint64_t to = p->table[i].to;
-        all += (to & RUN) ? (to & ~RUN) - 1 : (to & SEQ) ? (uint32_t) to : 1;
-      }
-  if (all > FTL_PROFILE_MAX_EXPANDED)
-    {
-      pthread_mutex_unlock (&p->lock);
-      return ftl_fail (err, -E2BIG, "the profile's runs expand into %zu edges, "
-                       "more than the %u a merge may take: reset it or record "
-                       "fewer units per read", all, FTL_PROFILE_MAX_EXPANDED);
-    }
-  struct flat_edge *e = malloc ((all ? all : 1) * sizeof *e);
-  struct merged *m = malloc ((all ? all : 1) * sizeof *m);
-  if (!e || !m)
-    {
-      pthread_mutex_unlock (&p->lock);
-      free (e);
-      free (m);
-      return ftl_fail (err, -ENOMEM, "out of memory merging %zu profile edges",
-                       all);
-    }
-  size_t k = 0;
-  for (uint32_t i = 0; i < p->tsize; i++)
-    {
-      const struct edge_slot *x = &p->table[i];
-      if (!x->weight)
-        continue;
-      if (x->to & SEQ)
-        {
-          uint64_t stride = (x->to & ~SEQ) >> 32, count = (uint32_t) x->to;
-          for (uint64_t i = 0; i < count; i++)
-            e[k++] = (struct flat_edge) { x->from + i * stride - 1,
-                                          x->from + i * stride, x->weight, 0 };
-          continue;
-        }
-      if (!(x->to & RUN))
-        {
-          e[k++] = (struct flat_edge) { x->from, x->to, x->weight, 0 };
-          continue;
-        }
-      for (uint64_t u = 0; u + 1 < (x->to & ~RUN); u++)
-        e[k++] = (struct flat_edge) { x->from + u, x->from + u + 1, x->weight,
-                                      x->weight };
-    }
-  qsort (e, k, sizeof *e, edge_key_cmp);
-  size_t nm = 0;
-  for (size_t i = 0; i < k; i++)
-    {
-      if (nm && m[nm - 1].from == e[i].from && m[nm - 1].to == e[i].to)
-        {
-          m[nm - 1].weight += e[i].weight;
-          m[nm - 1].intra += e[i].intra;
-        }
-      else
-        m[nm++] = (struct merged) { e[i].from, e[i].to, e[i].weight, e[i].intra };
-    }
-  qsort (m, nm, sizeof *m, merged_cmp);
-  size_t c = out ? (nm < cap ? nm : cap) : 0;
-  for (size_t i = 0; i < c; i++)
-    out[i] = (struct ftl_profile_edge) { vertex_of (p, m[i].from),
-                                         vertex_of (p, m[i].to), m[i].weight,
-                                         m[i].intra };
-  pthread_mutex_unlock (&p->lock);
-  free (e);
-  free (m);
-  *n = c;
-  if (total)
-    *total = nm;
-  return 0;
 }
