@@ -955,9 +955,45 @@ test_access_profile (void **state)
   ossd__response__free_unpacked (r, NULL);
 }
 
+/* NAND page reads of reading the object in 16 KiB reads (STATS reset
+ * before), through slot 1 */
+static uint64_t
+nand_reads_of_scan (struct fixture *f, Ossd__ObjectId *obj, uint64_t bytes)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Stats st = OSSD__STATS__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__Response *r;
+  st.reset = true;
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, &f->admin);
+  ossd__response__free_unpacked (r, NULL);
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  rd.obj = obj;
+  rd.length = 16384;
+  for (uint64_t off = 0; off < bytes; off += 16384)
+    {
+      rd.offset = off;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+    }
+  st.reset = false;
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, &f->admin);
+  uint64_t n = 0;
+  for (size_t i = 0; i < r->stats->n_counters; i++)
+    if (strcmp (r->stats->counters[i]->key, "nand_reads") == 0)
+      n = r->stats->counters[i]->value;
+  ossd__response__free_unpacked (r, NULL);
+  return n;
+}
+
 /* PROFILE APPLY: an object written scattered and read sequentially is
  * planned and relocated in the background while the drive is idle; its
- * bytes stay, the FTL counts the relocated sectors. */
+ * bytes stay, the FTL counts the relocated sectors, and the same scan
+ * then reads one NAND page per 16 KiB read. */
 static void
 test_profile_apply_relocates (void **state)
 {
@@ -1006,16 +1042,14 @@ test_profile_apply_relocates (void **state)
     }
   r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_RESET);
   ossd__response__free_unpacked (r, NULL);
-  /* the access pattern: a sequential scan in 16 KiB reads */
-  req.body_case = OSSD__REQUEST__BODY_READ;
-  req.read = &rd;
-  rd.obj = &obj;
-  rd.length = 16384;
-  for (uint64_t off = 0; off < sizeof data; off += 16384)
-    {
-      rd.offset = off;
-      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
-    }
+  /* the access pattern: a sequential scan in 16 KiB reads (flushed first,
+   * so every sector is on a NAND page) */
+  Ossd__Flush fl = OSSD__FLUSH__INIT;
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &fl;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  uint64_t scattered = nand_reads_of_scan (f, &obj, sizeof data);
+  assert_true (scattered > UNITS / 2);
   Ossd__Request preq = OSSD__REQUEST__INIT;
   Ossd__Profile pr = OSSD__PROFILE__INIT;
   pr.action = OSSD__PROFILE_ACTION__PROFILE_APPLY;
@@ -1044,6 +1078,9 @@ test_profile_apply_relocates (void **state)
     }
   assert_int_equal (done, 1);
   /* every byte as written */
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  rd.obj = &obj;
   rd.offset = 0;
   rd.length = sizeof data;
   r = call_cap (f, &req, &f->admin);
@@ -1061,6 +1098,13 @@ test_profile_apply_relocates (void **state)
       moved = r->stats->counters[i]->value;
   ossd__response__free_unpacked (r, NULL);
   assert_int_equal (moved, UNITS * 2);
+  /* laid out: one NAND page per 16 KiB read (flushed: none in a buffer) */
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &fl;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  uint64_t packed = nand_reads_of_scan (f, &obj, sizeof data);
+  assert_int_equal (packed, UNITS / 2);
+  assert_true (packed < scattered);
 }
 
 int
