@@ -128,8 +128,13 @@ ftl_relocate (ftl_t *f, uint64_t pid, uint64_t oid, const uint64_t *order,
   *next = i;
   if (r == 0)
     r = ftl_ckpt_maybe (f);
-  /* background work: the host clock does not wait for it */
+  /* background work: the host clock does not wait for it; but under a
+   * paced profile the caller does, until the flash has done it, so that a
+   * relocation loop never runs ahead of the NAND and a host read arriving
+   * waits behind one call's work at most */
   f->now = t0;
+  uint64_t deadline = ftl_pace_deadline (f, nand_max_clock (&f->nand));
   pthread_mutex_unlock (&f->lock);
+  ftl_pace_sleep_until (f, deadline);
   return r;
 }

@@ -350,7 +350,10 @@ int ftl_fsck_report (ftl_t *ftl, uint64_t *problems, ftl_fsck_report_fn report,
  * the object's end are ignored.  Bytes, size, version and times of the
  * object never change, and a crash at any point loses nothing: a moved
  * sector's old copy stays on flash until the new one is, as for GC.
- * *next says where to go on.  Returns -EAGAIN (having stopped early) when
+ * *next says where to go on.  The host clock does not advance; under a
+ * paced profile the call returns when the flash has done its work (so a
+ * relocation loop keeps pace with the NAND).  Returns -EAGAIN (having
+ * stopped early) when
  * free blocks are down to the background-GC threshold: relocation never
  * pushes the drive into foreground GC; try again after ftl_idle. */
 #define FTL_RELOCATE_GAP UINT64_MAX
