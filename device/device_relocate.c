@@ -36,7 +36,6 @@ struct ossd_relocator
   bool thread_running;         /* the thread is in its loop */
   bool joinable;               /* created and not joined yet */
   bool stop;
-  uint64_t generation;         /* bumped when jobs are dropped */
   struct reloc_job *head, *tail;
   struct device_relocate_counters c;
 };
@@ -75,7 +74,6 @@ drop_all_locked (struct ossd_relocator *r)
     }
   r->tail = NULL;
   r->c.jobs_pending = 0;
-  r->generation++;
 }
 
 void
@@ -130,24 +128,35 @@ wait_ms (struct ossd_relocator *r, uint32_t ms)
   pthread_cond_timedwait (&r->cond, &r->lock, &ts);
 }
 
-/* One step of the head job, outside the queue lock (the FTL has its own;
- * ftl_lock shared keeps FORMAT away meanwhile). */
+/* One step of the head job.  Lock order: ftl_lock (shared), then the
+ * queue lock; ftl_lock is held from before the job is looked at until its
+ * progress is written back, so FORMAT (which drops the jobs under ftl_lock
+ * exclusive) can never free it meanwhile.  Called and returns with the
+ * queue lock held. */
 static void
-step (ossd_device_t *dev, struct ossd_relocator *r, struct reloc_job *j,
-      uint64_t generation)
+step (ossd_device_t *dev, struct ossd_relocator *r)
 {
   ftl_error fe = { "" };
-  size_t next = j->next;
+  pthread_mutex_unlock (&r->lock);
   pthread_rwlock_rdlock (&dev->ftl_lock);
+  pthread_mutex_lock (&r->lock);
+  struct reloc_job *j = r->head;
+  if (!j || r->stop)
+    {
+      pthread_mutex_unlock (&r->lock);
+      pthread_rwlock_unlock (&dev->ftl_lock);
+      pthread_mutex_lock (&r->lock);
+      return;
+    }
+  size_t next = j->next;
+  pthread_mutex_unlock (&r->lock);
+  /* j stays: only this thread moves it on, only FORMAT and close drop it */
   int e = dev->ftl ? ftl_relocate (dev->ftl, j->pid, j->oid, j->order, j->n,
                                    j->unit_bytes, STEP_UNITS, &next, &fe)
     : -ENODEV;
   if (e == -EAGAIN && dev->ftl)
     ftl_idle (dev->ftl, GC_BUDGET_NS, NULL);
-  pthread_rwlock_unlock (&dev->ftl_lock);
   pthread_mutex_lock (&r->lock);
-  if (r->generation != generation)
-    return;   /* dropped meanwhile (FORMAT): j is gone */
   r->c.steps++;
   r->c.units_done += next - j->next;
   j->next = next;
@@ -177,6 +186,9 @@ step (ossd_device_t *dev, struct ossd_relocator *r, struct reloc_job *j,
         r->c.jobs_done++;
       job_free (j);
     }
+  pthread_mutex_unlock (&r->lock);
+  pthread_rwlock_unlock (&dev->ftl_lock);
+  pthread_mutex_lock (&r->lock);
 }
 
 static void *
@@ -194,10 +206,7 @@ relocator_thread (void *arg)
           wait_ms (r, (uint32_t) (IDLE_MS - quiet));
           continue;
         }
-      struct reloc_job *j = r->head;
-      uint64_t generation = r->generation;
-      pthread_mutex_unlock (&r->lock);
-      step (dev, r, j, generation);   /* returns with r->lock held */
+      step (dev, r);
     }
   r->thread_running = false;
   pthread_mutex_unlock (&r->lock);
