@@ -5,7 +5,9 @@
 # applied, the bound's own ratio 1, NAND reads counted), an MSR-format
 # trace replayed whole, bad cases refused; the profiler overhead bench
 # recording exactly the reads it made with the profiler on; ossdctl profile
-# on an in-process drive.  No timing thresholds.
+# on an emulated drive (reads of ossdctl get profiled, apply relocates in
+# the background, bytes unchanged, fsck clean) and on an in-process drive.
+# No timing thresholds.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -86,6 +88,54 @@ if "$OVH" --mib 2 --chunk 16384 --rounds 2 >"$work/o.json" 2>/dev/null \
 else
   tap_not_ok "bench_profile_overhead: recorded reads = profiled scans' reads" "$(cat "$work/o.json")"
 fi
+
+# the whole loop on an emulated drive (nbdkit on a Unix socket): reads
+# through ossdctl get are profiled, profile apply relocates the object in
+# the background, its bytes stay
+export OSSD_RUNDIR=$work/run
+export OSSD_DEVICE="nbd+unix:///?socket=$OSSD_RUNDIR/ossd.sock"
+stop_drive () {
+  "$CTL" device stop --force >/dev/null 2>&1
+  [ -f "$OSSD_RUNDIR/ossd.pid" ] && kill -9 "$(cat "$OSSD_RUNDIR/ossd.pid")" 2>/dev/null
+}
+trap 'stop_drive; rm -rf "$work"' EXIT
+if "$CTL" device start --image "$work/drive.img" --size 256M --volume 16M >"$work/start.log" 2>&1; then
+  tap_ok "drive starts"
+  head -c 4194304 /dev/urandom >"$work/obj"
+  "$CTL" partition create 4 >/dev/null 2>&1
+  "$CTL" put "$work/obj" 4:1 >/dev/null 2>&1
+  "$CTL" profile reset >/dev/null 2>&1
+  "$CTL" get 4:1 "$work/back1" >/dev/null 2>&1
+  if "$CTL" --json profile show --reads 4 --edges 8 >"$work/p1.json" 2>&1 \
+     && jq -e '.enabled and .counters.reads > 0 and .counters.read_bytes >= 4194304 and (.edges | length) > 0 and (.reads | length) > 0 and .reads[0].oid == 1' "$work/p1.json" >/dev/null; then
+    tap_ok "ossdctl get's reads are in the drive's profile"
+  else
+    tap_not_ok "ossdctl get's reads are in the drive's profile" "$(head -c 300 "$work/p1.json")"
+  fi
+  if "$CTL" --json profile apply --planner sofs 2>"$work/apply.err" | jq -e '.objects_planned >= 1 and .units_queued > 0' >/dev/null; then
+    tap_ok "ossdctl profile apply --planner sofs queues a relocation"
+  else
+    tap_not_ok "ossdctl profile apply --planner sofs queues a relocation" "$(cat "$work/apply.err")"
+  fi
+  done=0
+  for i in $(seq 1 50); do
+    sleep 0.1
+    d=$("$CTL" --json profile show --reads 0 --edges 1 2>/dev/null | jq -r '.counters.relocation_jobs_pending')
+    [ "$d" = 0 ] && { done=1; break; }
+  done
+  "$CTL" get 4:1 "$work/back2" >/dev/null 2>&1
+  if [ $done = 1 ] && cmp -s "$work/obj" "$work/back1" && cmp -s "$work/obj" "$work/back2" \
+     && "$CTL" --json stats | jq -e '.relocated_sectors > 0' >/dev/null; then
+    tap_ok "relocated in the background while idle; the object's bytes are unchanged"
+  else
+    tap_not_ok "relocated in the background while idle; the object's bytes are unchanged" "done=$done"
+  fi
+  if "$CTL" fsck >/dev/null 2>&1; then tap_ok "fsck clean after the relocation"; else tap_not_ok "fsck clean after the relocation"; fi
+  stop_drive
+else
+  tap_not_ok "drive starts" "$(tail -3 "$work/start.log")"
+fi
+unset OSSD_DEVICE OSSD_RUNDIR
 
 # ossdctl profile on an in-process RAM drive
 dev='inproc:ram:?create=1&size=256M'
