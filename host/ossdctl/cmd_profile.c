@@ -70,10 +70,11 @@ print_show (const struct ctl *c, const Ossd__ProfileResult *p)
   for (size_t i = 0; i < p->n_reads; i++)
     {
       const Ossd__ProfileRead *r = p->reads[i];
-      printf ("  %" PRIu64 ".%09" PRIu64 "  slot %-4u %" PRIu64 ":%" PRIu64
-              "  offset %" PRIu64 " length %" PRIu64 "\n", r->time_ns / 1000000000u,
-              r->time_ns % 1000000000u, r->stream, r->pid, r->oid, r->offset,
-              r->length);
+      char when[40];
+      format_utc_ns (r->time_ns, when, sizeof when);
+      printf ("  %s  stream %-4u %" PRIu64 ":%" PRIu64 "  offset %" PRIu64
+              " length %" PRIu64 "\n", when, r->stream, r->pid, r->oid,
+              r->offset, r->length);
     }
   printf ("\nheaviest transitions (%zu of %" PRIu64 "):\n", p->n_edges,
           p->edges_total);
@@ -174,6 +175,7 @@ cmd_profile (struct ctl *c, int argc, char **argv)
   else if (pr.action == OSSD__PROFILE_ACTION__PROFILE_APPLY)
     {
       uint64_t objects = 0, units = 0;
+      const char *planner = pr.planner && *pr.planner ? pr.planner : "chain";
       for (size_t i = 0; i < p->n_counters; i++)
         if (strcmp (p->counters[i]->key, "objects_planned") == 0)
           objects = p->counters[i]->value;
@@ -182,11 +184,11 @@ cmd_profile (struct ctl *c, int argc, char **argv)
       if (c->json)
         printf ("{\"action\": \"apply\", \"planner\": \"%s\", \"objects_planned\": %"
                 PRIu64 ", \"units_queued\": %" PRIu64 "}\n",
-                pr.planner ? pr.planner : "chain", objects, units);
+                planner, objects, units);
       else
         printf ("%s plans of %" PRIu64 " objects (%" PRIu64 " units) queued; the drive "
                 "relocates them while idle (see profile show)\n",
-                pr.planner ? pr.planner : "chain", objects, units);
+                planner, objects, units);
     }
   else if (c->json)
     printf ("{\"action\": \"%s\", \"enabled\": %s}\n", what,

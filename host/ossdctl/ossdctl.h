@@ -42,6 +42,8 @@ int cmd_array (struct ctl *c, int argc, char **argv);
 
 /* output.c */
 void json_string (FILE *f, const char *s);
+/* a wall-clock time (ns since the epoch) as UTC ISO 8601, ms precision */
+void format_utc_ns (uint64_t ns, char *buf, size_t len);
 void json_bytes_as_string (FILE *f, const uint8_t *p, size_t n);
 struct progress
 {
