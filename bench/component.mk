@@ -55,6 +55,20 @@ $(B)/bench/bench_drive: $(B)/bench/profiles/bench_drive.o $(B)/bench/scan/lineit
 bench-profiles: $(B)/bench/bench_drive $(B)/ossdctl $(NBDKIT_PLUGIN)
 	bench/profiles/run
 
+# bench/sofs: the self-optimizing layout experiment (bench/sofs/run: ftl-sim
+# --workload sofs) and the access profiler's cost on a host scan (docs/sofs.md).
+$(B)/bench/sofs/bench_profile_overhead.o: CPPFLAGS_bench += -Iftl/include
+$(B)/bench/sofs/bench_profile_overhead.o: | $(PROTO_GEN)/ossd.pb-c.h
+ALL_TARGETS += $(B)/bench/bench_profile_overhead
+TEST_BINS += $(B)/bench/bench_profile_overhead
+TEST_SUITES += tap:bench/sofs/test-sofs.sh
+$(B)/bench/bench_profile_overhead: $(B)/bench/sofs/bench_profile_overhead.o $(HOST_LIB_DEPS)
+	$(CC) $(CFLAGS) -o $@ $< $(HOST_LINK)
+
+.PHONY: bench-sofs
+bench-sofs: $(B)/bench/ftl-sim/ftl-sim $(B)/bench/ftl-sim/ftl-msr-gen $(B)/bench/bench_profile_overhead $(B)/bench/bench_drivescan
+	bench/sofs/run
+
 # bench/ftl-sim: trace-driven FTL simulator linking libossd_ftl (no I/O).
 FTL_SIM_TOOLS := bench/ftl-sim/msr_gen.c bench/ftl-sim/greedy_ref.c
 FTL_SIM_OBJS := $(call objs,bench,$(filter-out $(FTL_SIM_TOOLS),$(wildcard bench/ftl-sim/*.c)))

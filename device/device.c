@@ -164,6 +164,11 @@ ossd_device_open (const struct ossd_device_options *opts,
       snprintf (why, whylen, "out of memory for the scans' checksum cache");
       goto fail;
     }
+  r = device_profile_open (dev, why, whylen);
+  if (r == 0)
+    r = device_relocate_open (dev, why, whylen);
+  if (r < 0)
+    goto fail;
   device_log (dev, "drive ready: %s, volume %llu MiB, %u slots of %u LBAs, capacity %llu MiB",
               ram ? "(ram)" : dev->image,
               (unsigned long long) (dev->volume_bytes >> 20), dev->slot_count,
@@ -182,11 +187,13 @@ ossd_device_close (ossd_device_t *dev)
 {
   if (!dev)
     return;
+  device_relocate_close (dev);   /* its thread uses the FTL */
   device_slots_destroy (dev);
   device_kernels_close (dev);
   if (dev->jit_cache)
     ossd_jit_cache_free (dev->jit_cache);
   ossd_checksum_cache_free (dev->checksum_cache);
+  device_profile_close (dev);
   if (dev->ftl)
     {
       ftl_error fe;
@@ -339,6 +346,7 @@ volume_io (ossd_device_t *dev, bool write, void *buf, uint64_t len,
   size_t got = 0;
   int r;
 
+  device_note_activity (dev);
   pthread_rwlock_rdlock (&dev->ftl_lock);
   uint64_t arrival = ftl_pace_clock (dev->ftl);
   if (write)
@@ -369,6 +377,8 @@ volume_io (ossd_device_t *dev, bool write, void *buf, uint64_t len,
     {
       atomic_fetch_add (&dev->ctr.volume_reads, 1);
       atomic_fetch_add (&dev->ctr.volume_bytes_read, len);
+      device_profile_read (dev, dev->slot_count, OSSD_SYS_PID, OSSD_VOLUME_OID,
+                           off, len);
     }
   return r;
 }

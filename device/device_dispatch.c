@@ -260,6 +260,7 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "pace_sleep_ns", st.pace_sleep_ns);
   sb_counter (b, "link_bytes", st.link_bytes);
   sb_counter (b, "cache_drops", st.cache_drops);
+  sb_counter (b, "relocated_sectors", st.relocated_sectors);
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
@@ -431,6 +432,7 @@ cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   dr.object_size = info.size;
   dr.want = rd->offset >= info.size ? 0
     : (info.size - rd->offset < rd->length ? info.size - rd->offset : rd->length);
+  device_profile_read (dev, s->index, dr.pid, dr.oid, dr.offset, dr.want);
   device_slot_enqueue_read (s, seq, &dr, device_read_reply_size (&dr));
 }
 
@@ -893,6 +895,7 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   char why[512];
   int e = 0;
 
+  device_note_activity (dev);   /* background relocation waits */
   /* Capabilities first: a refused command touches nothing. */
   pthread_rwlock_rdlock (&dev->ftl_lock);
   e = device_caps_check (dev, s, req, why, sizeof why);
@@ -906,6 +909,8 @@ device_dispatch (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
     return fail (s, seq, -EIO, "the drive has no FTL (a FORMAT failed and its image could not be opened again): format it");
   if (req->body_case == OSSD__REQUEST__BODY_SCAN)
     return device_scan_start (dev, s, seq, req);
+  if (req->body_case == OSSD__REQUEST__BODY_PROFILE)
+    return device_profile_command (dev, s, seq, req->profile);
 
   pthread_rwlock_rdlock (&dev->ftl_lock);
   switch (req->body_case)

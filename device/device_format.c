@@ -145,6 +145,10 @@ device_format_ftl (ossd_device_t *dev, const Ossd__FtlConfig *cfg, char *why,
   r = replace_ftl (dev, &fc, why, whylen);
   if (r < 0)
     return r;
+  /* the objects the profile and the relocation jobs name are gone */
+  if (dev->profile)
+    ftl_profile_reset (dev->profile);
+  device_relocate_drop (dev);
   if (dev->control.device_id == 0)
     {
       struct timespec ts;

@@ -13,6 +13,7 @@
 #include "ossd_cap.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
+#include "ftl_profile.h"
 
 #define OSSD_FIRMWARE_VERSION "pg_ossd-0.1"
 #define OSSD_MAX_MESSAGE (64u << 20)   /* largest request accepted */
@@ -119,6 +120,12 @@ struct ossd_device
   struct ossd_checksum_cache *checksum_cache;  /* heap pages whose checksum
                                                   scans verified */
   uint8_t master_key[32];      /* OSSD_KEY_BYTES (device_caps.c) */
+  ftl_profile_t *profile;      /* host reads and their transitions
+                                  (device_profile.c) */
+  struct ossd_relocator *relocator;   /* planned layouts being applied
+                                         (device_relocate.c) */
+  atomic_uint_fast64_t last_command_ms;   /* device_now_ms of the last
+                                             command or volume I/O */
 };
 
 struct ossd_device_conn
@@ -142,6 +149,40 @@ struct ossd_superblock
   uint64_t device_id;
   uint64_t formatted_ns;
 };
+
+/* device_profile.c: the access profiler (docs/sofs.md).  The block
+ * volume's reads are recorded as stream slot_count (past every slot). */
+int device_profile_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_profile_close (ossd_device_t *dev);
+void device_profile_read (ossd_device_t *dev, uint32_t stream, uint64_t pid,
+                          uint64_t oid, uint64_t off, uint64_t len);
+void device_profile_command (ossd_device_t *dev, struct ossd_slot *s,
+                             uint64_t seq, const Ossd__Profile *req);
+
+/* device_relocate.c: planned layouts applied in the background, while no
+ * command arrives for a while (docs/sofs.md). */
+int device_relocate_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_relocate_close (ossd_device_t *dev);
+/* Queue the relocation of pid:oid into `order` (units of unit_bytes,
+ * FTL_RELOCATE_GAP breaks); takes order over (freed when done). */
+int device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
+                           uint64_t *order, size_t n, uint32_t unit_bytes);
+/* Drop every queued job (FORMAT: the objects are gone). */
+void device_relocate_drop (ossd_device_t *dev);
+struct device_relocate_counters
+{
+  uint64_t jobs_queued, jobs_done, jobs_failed, jobs_pending;
+  uint64_t units_queued, units_done, waits_for_space, steps;
+};
+void device_relocate_counters (ossd_device_t *dev,
+                               struct device_relocate_counters *c);
+uint64_t device_now_ms (void);   /* device_log.c */
+static inline void
+device_note_activity (ossd_device_t *dev)
+{
+  atomic_store_explicit (&dev->last_command_ms, device_now_ms (),
+                         memory_order_relaxed);
+}
 
 /* device_log.c */
 void device_log (ossd_device_t *dev, const char *fmt, ...)

@@ -175,6 +175,10 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
   if (r < 0)
     snprintf (err, errlen, "reading block %u of object %llu: %s", block,
               (unsigned long long) j->target_oid[target], fe.msg);
+  else
+    device_profile_read (j->dev, j->slot->index, j->target_pid[target],
+                         j->target_oid[target], (uint64_t) block * OSSD_PG_BLCKSZ,
+                         OSSD_PG_BLCKSZ);
   /* the FTL's -EIO is media trouble (a page failing its data CRC): the
    * scan fails with this reason instead of handing the block on */
   return r == -EIO ? -EBADMSG : r;
@@ -302,6 +306,10 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
   if (r < 0)
     snprintf (err, errlen, "batch read of %u blocks at %u of object %llu failed: %s",
               count, block, (unsigned long long) j->target_oid[target], fe.msg);
+  else
+    device_profile_read (j->dev, j->slot->index, j->target_pid[target],
+                         j->target_oid[target], (uint64_t) block * OSSD_PG_BLCKSZ,
+                         want);
   return r;
 }
 
@@ -349,6 +357,9 @@ scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, voi
     }
   memcpy (page_ids, pin->unit_id, count * sizeof *page_ids);
   *token = pin;
+  device_profile_read (j->dev, j->slot->index, j->target_pid[target],
+                       j->target_oid[target], (uint64_t) block * OSSD_PG_BLCKSZ,
+                       (uint64_t) count * OSSD_PG_BLCKSZ);
   return 0;
 }
 

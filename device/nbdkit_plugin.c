@@ -172,6 +172,15 @@ ossd_plugin_config (const char *key, const char *value)
     return parse_u32 (key, value, &opts.poll_timeout_ms);
   else if (strcmp (key, "workers") == 0)
     return parse_u32 (key, value, &opts.scan_workers);
+  else if (strcmp (key, "access_profile") == 0)
+    {
+      if (strcmp (value, "on") != 0 && strcmp (value, "off") != 0)
+        {
+          nbdkit_error ("access_profile: 'on' or 'off', not '%s'", value);
+          return -1;
+        }
+      opts.access_profile_off = strcmp (value, "off") == 0;
+    }
   else if (strcmp (key, "mapping") == 0)
     return parse_policy (key, value, mapping, &opts.mapping_mode);
   else if (strcmp (key, "alloc") == 0)
@@ -379,7 +388,9 @@ ossd_plugin_can_fua (void *handle)
   "                    nvme-gen3, nasd-1998 (paced to real time)\n" \
   "mapping=ram|dftl|dftl-split  alloc=unified|index-data|per-object\n" \
   "gc=greedy|cost-benefit\n" \
-  "slots=N window=LBAS lease_ms=MS poll_ms=MS workers=N"
+  "slots=N window=LBAS lease_ms=MS poll_ms=MS workers=N\n" \
+  "access_profile=on|off  record host reads for layout planning (on;\n" \
+  "                    docs/sofs.md, ossdctl profile)"
 
 static struct nbdkit_plugin plugin = {
   .name = "ossd",

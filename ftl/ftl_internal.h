@@ -532,6 +532,7 @@ struct ftl
     uint64_t wl_migrations;
     uint64_t nand_reads0, nand_programs0, nand_erases0;
     uint64_t padded_sectors;
+    uint64_t relocated_sectors;   /* ftl_relocate */
   } st;
   struct lat_hist read_lat, write_lat;
   uint64_t op_nand_reads;          /* NAND reads of the current host read */

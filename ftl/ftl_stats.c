@@ -108,6 +108,7 @@ ftl_get_stats (ftl_t *f, struct ftl_stats *st, ftl_error *err)
   st->pace_sleeps = __atomic_load_n (&f->pst.sleeps, __ATOMIC_RELAXED);
   st->pace_sleep_ns = __atomic_load_n (&f->pst.sleep_ns, __ATOMIC_RELAXED);
   st->cache_drops = f->pst.cache_drops;
+  st->relocated_sectors = f->st.relocated_sectors;
   pthread_mutex_unlock (&f->lock);
   pthread_mutex_lock (&f->link_lock);
   st->link_bytes = f->pst.link_bytes;

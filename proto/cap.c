@@ -329,6 +329,7 @@ ossd_request_needs (const Ossd__Request *req, struct ossd_cap_need *needs,
       break;
     case OSSD__REQUEST__BODY_FORMAT:
     case OSSD__REQUEST__BODY_FSCK:
+    case OSSD__REQUEST__BODY_PROFILE:
     case OSSD__REQUEST__BODY_CREATE_PARTITION:
     case OSSD__REQUEST__BODY_REMOVE_PARTITION:
     case OSSD__REQUEST__BODY_LIST_PARTITIONS:
@@ -412,6 +413,7 @@ ossd_request_name (const Ossd__Request *req)
     case OSSD__REQUEST__BODY_SCAN: return "SCAN";
     case OSSD__REQUEST__BODY_FSCK: return "FSCK";
     case OSSD__REQUEST__BODY_CANCEL: return "CANCEL";
+    case OSSD__REQUEST__BODY_PROFILE: return "PROFILE";
     default: return "unknown command";
     }
 }

@@ -17,6 +17,11 @@
  *
  *   bench_drivescan --dir DIR [--rows N] [--rounds R] [--threads 1,2]
  *                   [--only drive|c] [--csv FILE] [--examples DIR] [--quiet]
+ *                   [--profiler-vs]
+ *
+ * --profiler-vs replaces the C scan by the same drive SCAN with the drive's
+ * access profiler (docs/sofs.md) switched off, so the profiler's cost on a
+ * drive scan is measured side by side in one run.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +51,7 @@
 #define MAX_THREADS 8
 
 static bool quiet;
+static bool profiler_vs;        /* --profiler-vs: drive with the profiler off */
 
 static void
 progress (const char *fmt, ...)
@@ -304,11 +310,45 @@ usage (FILE *f)
            "  --only WHAT     run only the drive or only the C scan (for profiling)\n"
            "  --csv FILE      write every measurement as CSV\n"
            "  --examples DIR  where q6_filter.o is (default %s)\n"
-           "  --quiet         no progress on stderr\n", OSSD_RT_EXAMPLES_DIR);
+           "  --quiet         no progress on stderr\n"
+           "  --profiler-vs   instead of the C scan, the drive's SCAN with its access\n"
+           "                  profiler off (docs/sofs.md): on / off side by side\n",
+           OSSD_RT_EXAMPLES_DIR);
 }
 
 enum { RUN_DRIVE, RUN_C, NRUN };
 static const char *run_name[NRUN] = { "drive", "c" };
+
+/* PROFILE ENABLE / DISABLE on the drive (--profiler-vs) */
+static void
+set_profiler (struct drive *d, bool on)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Profile pr = OSSD__PROFILE__INIT;
+  Ossd__Response *resp = NULL;
+  ossd_error err;
+  pr.action = on ? OSSD__PROFILE_ACTION__PROFILE_ENABLE : OSSD__PROFILE_ACTION__PROFILE_DISABLE;
+  req.body_case = OSSD__REQUEST__BODY_PROFILE;
+  req.profile = &pr;
+  if (ossd_call (d->o, &req, &resp, &err) < 0)
+    die ("PROFILE", err.msg);
+  ossd__response__free_unpacked (resp, NULL);
+}
+
+/* the second run: C, or with --profiler-vs the drive, profiler off */
+static void
+second_run (struct drive *d, const uint8_t *heap, const struct lineitem *li,
+            unsigned threads, struct answer *a)
+{
+  if (!profiler_vs)
+    {
+      c_q6 (heap, li, threads, a);
+      return;
+    }
+  set_profiler (d, false);
+  drive_q6 (d, threads, a);
+  set_profiler (d, true);
+}
 
 int
 main (int argc, char **argv)
@@ -327,6 +367,8 @@ main (int argc, char **argv)
         }
       else if (!strcmp (a, "--quiet"))
         quiet = true;
+      else if (!strcmp (a, "--profiler-vs"))
+        profiler_vs = true;
       else if (v && !strcmp (a, "--dir"))
         dir = argv[++i];
       else if (v && !strcmp (a, "--rows"))
@@ -368,6 +410,11 @@ main (int argc, char **argv)
       return 2;
     }
   bool run[NRUN] = { !only || !strcmp (only, "drive"), !only || !strcmp (only, "c") };
+  if (profiler_vs)
+    {
+      run[RUN_DRIVE] = run[RUN_C] = true;
+      run_name[RUN_C] = "drive-noprof";
+    }
 
   struct lineitem li;
   progress ("building %llu lineitem rows ...\n", (unsigned long long) nrows);
@@ -381,7 +428,7 @@ main (int argc, char **argv)
 
   char path[4096], uri[4200], fpath[4096];
   snprintf (path, sizeof path, "%s/lineitem.heap", dir);
-  const uint8_t *heap = run[RUN_C] ? heap_file (path, &li) : NULL;
+  const uint8_t *heap = run[RUN_C] && !profiler_vs ? heap_file (path, &li) : NULL;
   snprintf (fpath, sizeof fpath, "%s/q6_filter.o", exdir);
   struct drive d = { 0 };
   char image[4096];
@@ -416,7 +463,7 @@ main (int argc, char **argv)
         }
       if (run[RUN_C])
         {
-          c_q6 (heap, &li, threads[k], &a);
+          second_run (&d, heap, &li, threads[k], &a);
           check ("C warm-up", &li, &a);
         }
     }
@@ -433,7 +480,7 @@ main (int argc, char **argv)
             if (e == RUN_DRIVE)
               drive_q6 (&d, threads[k], &a);
             else
-              c_q6 (heap, &li, threads[k], &a);
+              second_run (&d, heap, &li, threads[k], &a);
             t[e][k][r] = bench_now () - t0;
             cpu[e][k][r] = bench_proc_cpu () - c0;
             check (run_name[e], &li, &a);
@@ -448,7 +495,9 @@ main (int argc, char **argv)
     fclose (cf);
 
   printf ("\nQ6 (best / median of %d rounds, wall clock; drive = SCAN through libossd, "
-          "inproc drive, JIT; c = hand-written C over the mmapped heap file):\n", rounds);
+          "inproc drive, JIT; %s):\n", rounds,
+          profiler_vs ? "drive-noprof = the same with the access profiler off"
+          : "c = hand-written C over the mmapped heap file");
   printf ("  %-6s %7s %10s %10s %12s %10s %11s\n", "run", "threads", "ms best", "ms med",
           "rows/s best", "MB/s best", "CPU ms med");
   for (unsigned k = 0; k < nthreads; k++)
@@ -458,7 +507,16 @@ main (int argc, char **argv)
                 bench_best (t[e][k], rounds) * 1e3, bench_median (t[e][k], rounds) * 1e3,
                 li.nrows / bench_best (t[e][k], rounds), mb / bench_best (t[e][k], rounds),
                 bench_median (cpu[e][k], rounds) * 1e3);
-  if (run[RUN_DRIVE] && run[RUN_C])
+  if (profiler_vs)
+    {
+      printf ("\ndrive with the access profiler on / off (target < 1.02x):\n");
+      for (unsigned k = 0; k < nthreads; k++)
+        printf ("  %u thread%s: best %.4fx, median %.4fx\n", threads[k],
+                threads[k] > 1 ? "s" : " ",
+                bench_best (t[RUN_DRIVE][k], rounds) / bench_best (t[RUN_C][k], rounds),
+                bench_median (t[RUN_DRIVE][k], rounds) / bench_median (t[RUN_C][k], rounds));
+    }
+  else if (run[RUN_DRIVE] && run[RUN_C])
     {
       printf ("\ndrive time / C time (target <= 1.10x):\n");
       for (unsigned k = 0; k < nthreads; k++)

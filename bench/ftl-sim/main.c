@@ -30,6 +30,7 @@ usage (FILE *out)
 "\n"
 "Workload:\n"
 "  --workload W           rand | zipf | seq | objects | delrewrite | msr | none\n"
+"                         | sofs (the self-optimizing layout experiment below)\n"
 "  --ops N                host requests in the measured phase\n"
 "  --warmup-ops N         rand/zipf/seq: as many requests before it, not\n"
 "                         measured (after the fill)\n"
@@ -52,6 +53,18 @@ usage (FILE *out)
 "  --trace-idle           give inter-arrival gaps > 1 ms to ftl_idle\n"
 "  --idle-every N --idle-us U  call ftl_idle(U us) every N requests\n"
 "  --seed N\n"
+"\n"
+"SOFS layout experiment (--workload sofs; docs/sofs.md):\n"
+"  --sofs-case LIST       comma-separated: startup, logscan, streams, btree,\n"
+"                         pgupdate, msr (the --trace file), msr:FILE\n"
+"                         (default startup)\n"
+"  --sofs-csv FILE        one row per case and layout (before, sofs, chain,\n"
+"                         sequential bound); default stdout\n"
+"  --sofs-scale F         sizes and counts of the synthetic cases (1)\n"
+"  --sofs-edges N         profiler table entries, shared by the streams\n"
+"                         (131072; the drive has 65536)\n"
+"  --sofs-max-reads N     msr: replay the first N reads (all)\n"
+"  --sofs-max-obj SIZE    msr: largest object, offsets wrap (256M)\n"
 "\n"
 "Preconditioning (rand/zipf/seq):\n"
 "  --precondition         fill sequentially, then random writes to steady WAF\n"
@@ -113,7 +126,8 @@ enum
   O_BS, O_READ, O_ZIPF, O_SPAN, O_WRITERS, O_OMIN, O_OMAX, O_FILL, O_TRACE,
   O_PERDISK, O_TIDLE, O_IDLE_EVERY, O_IDLE_US, O_SEED, O_PRE, O_PREFILL,
   O_PREMAX, O_PRETOL, O_CSV, O_CDF, O_SAMPLE, O_LABEL, O_JSON, O_PROG,
-  O_NOPROG, O_HELP, O_FSCK, O_WARM, O_EXOFS,
+  O_NOPROG, O_HELP, O_FSCK, O_WARM, O_EXOFS, O_SOFS_CASE, O_SOFS_CSV,
+  O_SOFS_SCALE, O_SOFS_EDGES, O_SOFS_MAXR, O_SOFS_MAXO,
 };
 
 static const struct option longopts[] = {
@@ -138,7 +152,11 @@ static const struct option longopts[] = {
   { "json", 0, 0, O_JSON }, { "progress", 0, 0, O_PROG },
   { "no-progress", 0, 0, O_NOPROG }, { "help", 0, 0, O_HELP }, { "fsck", 0, 0, O_FSCK },
   { "warmup-ops", 1, 0, O_WARM },
-  { "exofs-inode-bytes", 1, 0, O_EXOFS }, { 0, 0, 0, 0 },
+  { "exofs-inode-bytes", 1, 0, O_EXOFS },
+  { "sofs-case", 1, 0, O_SOFS_CASE }, { "sofs-csv", 1, 0, O_SOFS_CSV },
+  { "sofs-scale", 1, 0, O_SOFS_SCALE }, { "sofs-edges", 1, 0, O_SOFS_EDGES },
+  { "sofs-max-reads", 1, 0, O_SOFS_MAXR }, { "sofs-max-obj", 1, 0, O_SOFS_MAXO },
+  { 0, 0, 0, 0 },
 };
 
 static int
@@ -204,7 +222,10 @@ parse_args (int argc, char **argv, struct sim_opts *o)
       case O_OMIN: r = parse_size (optarg, &o->obj_min); break;
       case O_OMAX: r = parse_size (optarg, &o->obj_max); break;
       case O_FILL: o->fill = atof (optarg); break;
-      case O_TRACE: o->trace = optarg; o->wl = WL_MSR; break;
+      case O_TRACE: o->trace = optarg;
+        if (o->wl != WL_SOFS)
+          o->wl = WL_MSR;
+        break;
       case O_PERDISK: o->trace_per_disk = true; break;
       case O_TIDLE: o->trace_idle = true; break;
       case O_IDLE_EVERY: o->idle_every = strtoull (optarg, NULL, 10); break;
@@ -224,6 +245,12 @@ parse_args (int argc, char **argv, struct sim_opts *o)
       case O_FSCK: o->fsck = true; break;
       case O_EXOFS: o->exofs_inode_bytes = (uint32_t) atoi (optarg); break;
       case O_WARM: o->warmup_ops = strtoull (optarg, NULL, 10); break;
+      case O_SOFS_CASE: o->sofs_case = optarg; break;
+      case O_SOFS_CSV: o->sofs_csv = optarg; break;
+      case O_SOFS_SCALE: o->sofs_scale = atof (optarg); break;
+      case O_SOFS_EDGES: o->sofs_edges = (uint32_t) atoi (optarg); break;
+      case O_SOFS_MAXR: o->sofs_max_reads = strtoull (optarg, NULL, 10); break;
+      case O_SOFS_MAXO: r = parse_size (optarg, &o->sofs_max_obj); break;
       case 'h': case O_HELP: usage (stdout); exit (0);
       default: usage (stderr); return -EINVAL;
       }
@@ -263,6 +290,8 @@ main (int argc, char **argv)
   int r = parse_args (argc, argv, &o);
   if (r < 0)
     return 2;
+  if (o.wl == WL_SOFS)
+    return sofs_main (&o) < 0 ? 1 : 0;
   uint64_t rss0 = sim_rss_kib ();
   double t0 = sim_wall ();
   struct sim s;

@@ -26,6 +26,7 @@
 enum sim_workload
 {
   WL_RAND, WL_ZIPF, WL_SEQ, WL_OBJECTS, WL_DELREWRITE, WL_MSR, WL_NONE,
+  WL_SOFS,
 };
 
 struct sim_opts
@@ -62,6 +63,13 @@ struct sim_opts
   uint64_t seed;
   uint64_t idle_every;        /* call ftl_idle every N ops (0 = never) */
   uint64_t idle_ns;
+  /* --workload sofs (sofs.h) */
+  const char *sofs_case;      /* comma-separated cases */
+  const char *sofs_csv;
+  uint32_t sofs_edges;        /* profiler table entries (all streams) */
+  double sofs_scale;
+  uint64_t sofs_max_reads;    /* msr: reads replayed (0 = all) */
+  uint64_t sofs_max_obj;      /* msr: largest object (bytes) */
 };
 
 struct sim_counters
@@ -153,6 +161,9 @@ int exofs_mkfs (struct sim *s);
 int exofs_create (struct sim *s, uint64_t oid);
 int exofs_write (struct sim *s, uint64_t oid, uint64_t off, uint64_t len);
 int exofs_unlink (struct sim *s, uint64_t oid);
+
+/* sofs_main.c: the whole --workload sofs run */
+int sofs_main (const struct sim_opts *o);
 
 /* precondition.c */
 int precondition_run (struct sim *s);

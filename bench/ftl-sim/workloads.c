@@ -19,26 +19,26 @@
 static const char *const names[] = {
   [WL_RAND] = "rand", [WL_ZIPF] = "zipf", [WL_SEQ] = "seq",
   [WL_OBJECTS] = "objects", [WL_DELREWRITE] = "delrewrite", [WL_MSR] = "msr",
-  [WL_NONE] = "none",
+  [WL_NONE] = "none", [WL_SOFS] = "sofs",
 };
 
 const char *
 wl_name (enum sim_workload w)
 {
-  return (unsigned) w <= WL_NONE ? names[w] : "?";
+  return (unsigned) w <= WL_SOFS ? names[w] : "?";
 }
 
 int
 wl_parse (const char *name, enum sim_workload *out)
 {
-  for (unsigned i = 0; i <= WL_NONE; i++)
+  for (unsigned i = 0; i <= WL_SOFS; i++)
     if (strcmp (name, names[i]) == 0)
       {
         *out = (enum sim_workload) i;
         return 0;
       }
   fprintf (stderr, "ftl-sim: unknown workload '%s' (rand, zipf, seq, "
-           "objects, delrewrite, msr, none)\n", name);
+           "objects, delrewrite, msr, none, sofs)\n", name);
   return -EINVAL;
 }
 
@@ -354,6 +354,8 @@ wl_run (struct sim *s)
       return trace_msr_replay (s, s->o->trace);
     case WL_NONE:
       return sim_measure_begin (s);
+    case WL_SOFS:
+      break;   /* sofs_main runs it, several drives in turn */
     }
   return -EINVAL;
 }

@@ -55,6 +55,9 @@ struct ossd_device_options
    * beside a file image; a RAM drive then gets a random key that only
    * its own process knows (ossd_device_master_key). */
   const char *key_file;
+  /* The access profiler (docs/sofs.md): on unless this is set; PROFILE
+   * ENABLE / DISABLE switch it while the drive runs. */
+  bool access_profile_off;
   void (*log) (void *arg, const char *msg);   /* optional log sink */
   void *log_arg;
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ossd_cap.h"
@@ -833,6 +834,279 @@ test_capabilities (void **state)
   expect_refused (f, &req, NULL, "STATS: permission denied");
 }
 
+/* ---- access profile (docs/sofs.md) ------------------------------------------ */
+
+static uint64_t
+profile_counter (const Ossd__ProfileResult *p, const char *key)
+{
+  for (size_t i = 0; i < p->n_counters; i++)
+    if (strcmp (p->counters[i]->key, key) == 0)
+      return p->counters[i]->value;
+  fail_msg ("PROFILE SHOW has no counter %s", key);
+  return 0;
+}
+
+static Ossd__Response *
+profile_call (struct fixture *f, Ossd__ProfileAction action)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Profile pr = OSSD__PROFILE__INIT;
+  pr.action = action;
+  req.body_case = OSSD__REQUEST__BODY_PROFILE;
+  req.profile = &pr;
+  Ossd__Response *r = call_cap (f, &req, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_non_null (r->profile);
+  return r;
+}
+
+/* READs through slot 1 are recorded with their slot and their unit
+ * transitions; PROFILE needs the admin right; off stops recording, reset
+ * forgets. */
+static void
+test_access_profile (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__ObjectId obj = OSSD__OBJECT_ID__INIT;
+  Ossd__Response *r;
+  static uint8_t data[24576];
+
+  claim (f, 1, 77);
+  obj.pid = 5;
+  obj.oid = 9;
+  cp.pid = 5;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &cp;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  cr.obj = &obj;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &cr;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  w.obj = &obj;
+  w.data.data = data;
+  w.data.len = sizeof data;
+  req.body_case = OSSD__REQUEST__BODY_WRITE;
+  req.write = &w;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_RESET);
+  assert_true (r->profile->enabled);
+  ossd__response__free_unpacked (r, NULL);
+
+  /* units 0, 1 (one read), then unit 2 */
+  rd.obj = &obj;
+  rd.offset = 0;
+  rd.length = 16384;
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  rd.offset = 16384;
+  rd.length = 8192;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_SHOW);
+  const Ossd__ProfileResult *p = r->profile;
+  assert_true (p->enabled);
+  assert_int_equal (p->unit_bytes, 8192);
+  assert_int_equal (profile_counter (p, "reads"), 2);
+  assert_int_equal (profile_counter (p, "read_bytes"), 24576);
+  assert_int_equal (profile_counter (p, "intra_transitions"), 1);
+  assert_int_equal (p->edges_total, 2);
+  assert_int_equal (p->n_edges, 2);
+  for (size_t i = 0; i < 2; i++)
+    {
+      assert_int_equal (p->edges[i]->weight, 1);
+      assert_int_equal (p->edges[i]->from->oid, 9);
+      assert_int_equal (p->edges[i]->to->unit, p->edges[i]->from->unit + 1);
+    }
+  assert_int_equal (p->n_reads, 2);
+  assert_int_equal (p->reads[0]->offset, 0);
+  assert_int_equal (p->reads[1]->offset, 16384);
+  assert_int_equal (p->reads[1]->stream, 1);
+  assert_int_equal (p->reads[1]->pid, 5);
+  ossd__response__free_unpacked (r, NULL);
+
+  /* without the admin right: refused, nothing shown */
+  Ossd__Profile pr = OSSD__PROFILE__INIT;
+  Ossd__Request preq = OSSD__REQUEST__INIT;
+  preq.body_case = OSSD__REQUEST__BODY_PROFILE;
+  preq.profile = &pr;
+  expect_refused (f, &preq, NULL, "PROFILE");
+  struct ossd_cap reader = mkcap (f, 5, 0, OSSD_RIGHT_READ, 60, 0);
+  expect_refused (f, &preq, &reader, "PROFILE");
+
+  /* off: a read is not recorded; reset forgets */
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_DISABLE);
+  assert_false (r->profile->enabled);
+  ossd__response__free_unpacked (r, NULL);
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_SHOW);
+  assert_int_equal (profile_counter (r->profile, "reads"), 2);
+  ossd__response__free_unpacked (r, NULL);
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_RESET);
+  ossd__response__free_unpacked (r, NULL);
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_SHOW);
+  assert_int_equal (profile_counter (r->profile, "reads"), 0);
+  assert_int_equal (r->profile->edges_total, 0);
+  ossd__response__free_unpacked (r, NULL);
+}
+
+/* NAND page reads of reading the object in 16 KiB reads (STATS reset
+ * before), through slot 1 */
+static uint64_t
+nand_reads_of_scan (struct fixture *f, Ossd__ObjectId *obj, uint64_t bytes)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Stats st = OSSD__STATS__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__Response *r;
+  st.reset = true;
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, &f->admin);
+  ossd__response__free_unpacked (r, NULL);
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  rd.obj = obj;
+  rd.length = 16384;
+  for (uint64_t off = 0; off < bytes; off += 16384)
+    {
+      rd.offset = off;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+    }
+  st.reset = false;
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, &f->admin);
+  uint64_t n = 0;
+  for (size_t i = 0; i < r->stats->n_counters; i++)
+    if (strcmp (r->stats->counters[i]->key, "nand_reads") == 0)
+      n = r->stats->counters[i]->value;
+  ossd__response__free_unpacked (r, NULL);
+  return n;
+}
+
+/* PROFILE APPLY: an object written scattered and read sequentially is
+ * planned and relocated in the background while the drive is idle; its
+ * bytes stay, the FTL counts the relocated sectors, and the same scan
+ * then reads one NAND page per 16 KiB read. */
+static void
+test_profile_apply_relocates (void **state)
+{
+  struct fixture *f = *state;
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__ObjectId obj = OSSD__OBJECT_ID__INIT, other = OSSD__OBJECT_ID__INIT;
+  Ossd__Response *r;
+  enum { UNITS = 64 };
+  static uint8_t data[UNITS * 8192];
+
+  claim (f, 1, 77);
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (uint8_t) (i * 7 + i / 8192);
+  cp.pid = 5;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &cp;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  obj.pid = other.pid = 5;
+  obj.oid = 20;
+  other.oid = 21;
+  req.body_case = OSSD__REQUEST__BODY_CREATE;
+  req.create = &cr;
+  cr.obj = &obj;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  cr.obj = &other;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  /* units in a scattered order, another object's 4 KiB between each */
+  req.body_case = OSSD__REQUEST__BODY_WRITE;
+  req.write = &w;
+  for (uint32_t k = 0; k < UNITS; k++)
+    {
+      uint32_t u = (k * 37) % UNITS;
+      w.obj = &obj;
+      w.offset = (uint64_t) u * 8192;
+      w.data.data = data + w.offset;
+      w.data.len = 8192;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+      w.obj = &other;
+      w.offset = (uint64_t) k * 4096;
+      w.data.len = 4096;
+      assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+    }
+  r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_RESET);
+  ossd__response__free_unpacked (r, NULL);
+  /* the access pattern: a sequential scan in 16 KiB reads (flushed first,
+   * so every sector is on a NAND page) */
+  Ossd__Flush fl = OSSD__FLUSH__INIT;
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &fl;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  uint64_t scattered = nand_reads_of_scan (f, &obj, sizeof data);
+  assert_true (scattered > UNITS / 2);
+  Ossd__Request preq = OSSD__REQUEST__INIT;
+  Ossd__Profile pr = OSSD__PROFILE__INIT;
+  pr.action = OSSD__PROFILE_ACTION__PROFILE_APPLY;
+  pr.planner = (char *) "nosuch";
+  preq.body_case = OSSD__REQUEST__BODY_PROFILE;
+  preq.profile = &pr;
+  r = call_cap (f, &preq, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__ERR_INVALID);
+  assert_non_null (strstr (r->reason, "nosuch"));
+  ossd__response__free_unpacked (r, NULL);
+  pr.planner = (char *) "chain";
+  r = call_cap (f, &preq, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (profile_counter (r->profile, "objects_planned"), 1);
+  assert_int_equal (profile_counter (r->profile, "units_queued"), UNITS);
+  ossd__response__free_unpacked (r, NULL);
+  /* the drive relocates while no command comes: poll slowly */
+  uint64_t done = 0;
+  for (int i = 0; i < 100 && !done; i++)
+    {
+      usleep (50000);
+      r = profile_call (f, OSSD__PROFILE_ACTION__PROFILE_SHOW);
+      done = profile_counter (r->profile, "relocation_jobs_done");
+      assert_int_equal (profile_counter (r->profile, "relocation_jobs_failed"), 0);
+      ossd__response__free_unpacked (r, NULL);
+    }
+  assert_int_equal (done, 1);
+  /* every byte as written */
+  req.body_case = OSSD__REQUEST__BODY_READ;
+  req.read = &rd;
+  rd.obj = &obj;
+  rd.offset = 0;
+  rd.length = sizeof data;
+  r = call_cap (f, &req, &f->admin);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  assert_int_equal (r->read->data.len, sizeof data);
+  assert_memory_equal (r->read->data.data, data, sizeof data);
+  ossd__response__free_unpacked (r, NULL);
+  Ossd__Stats st = OSSD__STATS__INIT;
+  req.body_case = OSSD__REQUEST__BODY_STATS;
+  req.stats = &st;
+  r = call_cap (f, &req, &f->admin);
+  uint64_t moved = 0;
+  for (size_t i = 0; i < r->stats->n_counters; i++)
+    if (strcmp (r->stats->counters[i]->key, "relocated_sectors") == 0)
+      moved = r->stats->counters[i]->value;
+  ossd__response__free_unpacked (r, NULL);
+  assert_int_equal (moved, UNITS * 2);
+  /* laid out: one NAND page per 16 KiB read (flushed: none in a buffer) */
+  req.body_case = OSSD__REQUEST__BODY_FLUSH;
+  req.flush = &fl;
+  assert_int_equal (status_of (f, &req, &f->admin), OSSD__STATUS__OK);
+  uint64_t packed = nand_reads_of_scan (f, &obj, sizeof data);
+  assert_int_equal (packed, UNITS / 2);
+  assert_true (packed < scattered);
+}
+
 int
 main (void)
 {
@@ -844,6 +1118,8 @@ main (void)
     cmocka_unit_test_setup_teardown (test_volume_region_is_a_plain_disk, setup, teardown),
     cmocka_unit_test_setup_teardown (test_capabilities, setup, teardown),
     cmocka_unit_test_setup_teardown (test_failed_format_leaves_drive_usable, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_access_profile, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_profile_apply_relocates, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

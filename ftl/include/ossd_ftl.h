@@ -320,6 +320,7 @@ struct ftl_stats
    * larger is the time a drive kept saturated (a deep queue, perfect
    * scheduling) needs for the same operations */
   uint64_t busiest_die_ns, busiest_channel_ns;
+  uint64_t relocated_sectors;              /* moved by ftl_relocate */
 };
 int ftl_get_stats (ftl_t *ftl, struct ftl_stats *st, ftl_error *err);
 void ftl_reset_stats (ftl_t *ftl);
@@ -333,6 +334,32 @@ int ftl_fsck (ftl_t *ftl, uint64_t *problems, ftl_error *err);
 typedef void (*ftl_fsck_report_fn) (void *arg, const char *problem);
 int ftl_fsck_report (ftl_t *ftl, uint64_t *problems, ftl_fsck_report_fn report,
                      void *report_arg, ftl_error *err);
+
+/* ---- relocation (docs/sofs.md) -------------------------------------- */
+/* Lay units of object pid:oid out anew: the units order[*next..n) (unit
+ * numbers, unit_bytes each, a multiple of 4 KiB) are moved to fresh
+ * flash pages in that order, at most max_units of them per call (0: no
+ * limit); FTL_RELOCATE_GAP in order ends the NAND page being filled (it is
+ * programmed padded) so the next unit starts a page.  The first call
+ * (*next == 0) starts on a page too.  Each sector moves through the copy
+ * path GC uses: its current bytes, as they are (a sector whose page fails
+ * its data CRC moves marked corrupt, as GC moves it), into the write
+ * stream the allocation policy gives the object (its pages striped over
+ * the dies), the mapping follows and the old copy becomes invalid for GC
+ * to reclaim; holes and sectors still in a write buffer stay; units past
+ * the object's end are ignored.  Bytes, size, version and times of the
+ * object never change, and a crash at any point loses nothing: a moved
+ * sector's old copy stays on flash until the new one is, as for GC.
+ * *next says where to go on.  The host clock does not advance; under a
+ * paced profile the call returns when the flash has done its work (so a
+ * relocation loop keeps pace with the NAND).  Returns -EAGAIN (having
+ * stopped early) when
+ * free blocks are down to the background-GC threshold: relocation never
+ * pushes the drive into foreground GC; try again after ftl_idle. */
+#define FTL_RELOCATE_GAP UINT64_MAX
+int ftl_relocate (ftl_t *ftl, uint64_t pid, uint64_t oid, const uint64_t *order,
+                  size_t n, uint32_t unit_bytes, size_t max_units, size_t *next,
+                  ftl_error *err);
 
 /* Let background GC / wear levelling run for up to `budget_ns` of virtual
  * time (the device calls this when idle). */

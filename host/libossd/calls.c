@@ -63,6 +63,8 @@ client_size_hint (const Ossd__Request *req)
       return req->read->length + 64;
     case OSSD__REQUEST__BODY_SCAN:
       return 1u << 20;
+    case OSSD__REQUEST__BODY_PROFILE:
+      return 65536;
     case OSSD__REQUEST__BODY_GET_ATTRIBUTES:
     case OSSD__REQUEST__BODY_STATS:
     case OSSD__REQUEST__BODY_KERNEL_LIST:

@@ -290,19 +290,6 @@ cmd_fsck (struct ctl *c, int argc, char **argv)
   return problems ? 1 : 0;
 }
 
-/* An event's wall-clock time (ns since the epoch) as UTC ISO 8601. */
-static void
-format_event_time (uint64_t ns, char *buf, size_t len)
-{
-  time_t secs = (time_t) (ns / 1000000000ull);
-  struct tm tm;
-  size_t n;
-
-  gmtime_r (&secs, &tm);
-  n = strftime (buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
-  snprintf (buf + n, len - n, ".%03uZ", (unsigned) (ns / 1000000 % 1000));
-}
-
 int
 cmd_events (struct ctl *c, int argc, char **argv)
 {
@@ -332,7 +319,7 @@ cmd_events (struct ctl *c, int argc, char **argv)
             protobuf_c_enum_descriptor_get_value (&ossd__event_kind__descriptor, e->kind);
           char when[40];
 
-          format_event_time (e->time_ns, when, sizeof when);
+          format_utc_ns (e->time_ns, when, sizeof when);
           /* --json: one object a line (JSON Lines), so --follow can stream */
           if (c->json)
             {

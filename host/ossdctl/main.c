@@ -31,6 +31,13 @@ static const char usage[] =
   "         [--alloc unified|index-data|per-object] [--gc greedy|cost-benefit]\n"
   "  info                                geometry, capacity, channel layout\n"
   "  stats [--reset]                     FTL and channel statistics\n"
+  "  profile show [--reads N] [--edges N] | reset | on | off\n"
+  "          | apply [--planner sofs|chain]\n"
+  "                                      the drive's access profile: host reads\n"
+  "                                      and their unit-to-unit transitions per\n"
+  "                                      slot, merged; apply: plan a layout per\n"
+  "                                      object, relocated while the drive is\n"
+  "                                      idle (docs/sofs.md; master key)\n"
   "  cold                                flush, then the drive drops its caches\n"
   "                                      (FTL, its image's page cache): the next\n"
   "                                      reads are cold (needs the master key)\n"
@@ -85,7 +92,7 @@ struct command
 
 static const struct command commands[] = {
   { "device", cmd_device }, { "format", cmd_format }, { "info", cmd_info },
-  { "stats", cmd_stats }, { "fsck", cmd_fsck }, { "events", cmd_events },
+  { "stats", cmd_stats }, { "profile", cmd_profile }, { "fsck", cmd_fsck }, { "events", cmd_events },
   { "partition", cmd_partition }, { "put", cmd_put }, { "get", cmd_get },
   { "ls", cmd_ls }, { "rm", cmd_rm }, { "stat", cmd_stat },
   { "attr", cmd_attr }, { "cold", cmd_cold }, { "profiles", cmd_profiles },

@@ -28,6 +28,7 @@ int cmd_info (struct ctl *c, int argc, char **argv);
 int cmd_cold (struct ctl *c, int argc, char **argv);
 int cmd_profiles (struct ctl *c, int argc, char **argv);
 int cmd_stats (struct ctl *c, int argc, char **argv);
+int cmd_profile (struct ctl *c, int argc, char **argv);
 int cmd_fsck (struct ctl *c, int argc, char **argv);
 int cmd_partition (struct ctl *c, int argc, char **argv);
 int cmd_events (struct ctl *c, int argc, char **argv);
@@ -41,6 +42,8 @@ int cmd_array (struct ctl *c, int argc, char **argv);
 
 /* output.c */
 void json_string (FILE *f, const char *s);
+/* a wall-clock time (ns since the epoch) as UTC ISO 8601, ms precision */
+void format_utc_ns (uint64_t ns, char *buf, size_t len);
 void json_bytes_as_string (FILE *f, const uint8_t *p, size_t n);
 struct progress
 {

@@ -154,3 +154,15 @@ parse_object (const char *s, uint64_t *pid, uint64_t *oid)
     return -1;
   return 0;
 }
+
+void
+format_utc_ns (uint64_t ns, char *buf, size_t len)
+{
+  time_t secs = (time_t) (ns / 1000000000ull);
+  struct tm tm;
+  size_t n;
+
+  gmtime_r (&secs, &tm);
+  n = strftime (buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf (buf + n, len - n, ".%03uZ", (unsigned) (ns / 1000000 % 1000));
+}
