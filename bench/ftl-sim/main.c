@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "sim.h"
 
 static void
@@ -81,28 +82,6 @@ usage (FILE *out)
 "  --fsck                 run ftl_fsck at the end (fails the run if unclean)\n"
 "  --progress / --no-progress   progress bar on stderr (default: if a tty)\n"
 "  --help\n");
-}
-
-static int
-parse_size (const char *s, uint64_t *out)
-{
-  char *end;
-  double v = strtod (s, &end);
-  if (end == s || v < 0)
-    return -EINVAL;
-  switch (*end)
-    {
-    case 'k': case 'K': v *= 1024; end++; break;
-    case 'm': case 'M': v *= 1048576; end++; break;
-    case 'g': case 'G': v *= 1073741824.0; end++; break;
-    case 't': case 'T': v *= 1099511627776.0; end++; break;
-    }
-  if (*end == 'i' || *end == 'B')
-    end++;
-  if (*end)
-    return -EINVAL;
-  *out = (uint64_t) v;
-  return 0;
 }
 
 static int
@@ -194,13 +173,13 @@ parse_args (int argc, char **argv, struct sim_opts *o)
     switch (c)
       {
       case O_PROFILE: break;
-      case O_CAPACITY: r = parse_size (optarg, &o->capacity); break;
+      case O_CAPACITY: r = bench_parse_size (optarg, &o->capacity); break;
       case O_CHANNELS: o->cfg.channels = (uint32_t) atoi (optarg); break;
       case O_WAYS: o->cfg.ways = (uint32_t) atoi (optarg); break;
       case O_PLANES: o->cfg.planes = (uint32_t) atoi (optarg); break;
       case O_BPP: o->cfg.blocks_per_plane = (uint32_t) atoi (optarg); break;
       case O_PPB: o->cfg.pages_per_block = (uint32_t) atoi (optarg); break;
-      case O_PAGE: r = parse_size (optarg, &sz); o->cfg.page_size = (uint32_t) sz;
+      case O_PAGE: r = bench_parse_size (optarg, &sz); o->cfg.page_size = (uint32_t) sz;
         break;
       case O_OP: o->cfg.over_provisioning = atof (optarg); break;
       case O_MAP: r = pick ("mapping mode", optarg, maps, 3, &v);
@@ -214,13 +193,13 @@ parse_args (int argc, char **argv, struct sim_opts *o)
       case O_WL: r = wl_parse (optarg, &o->wl); break;
       case O_OPS: o->ops = strtoull (optarg, NULL, 10); break;
       case O_WX: o->writes_x = atof (optarg); break;
-      case O_BS: r = parse_size (optarg, &sz); o->bs = (uint32_t) sz; break;
+      case O_BS: r = bench_parse_size (optarg, &sz); o->bs = (uint32_t) sz; break;
       case O_READ: o->read_pct = atof (optarg); break;
       case O_ZIPF: o->zipf_theta = atof (optarg); break;
       case O_SPAN: o->span = atof (optarg); break;
       case O_WRITERS: o->writers = (uint32_t) atoi (optarg); break;
-      case O_OMIN: r = parse_size (optarg, &o->obj_min); break;
-      case O_OMAX: r = parse_size (optarg, &o->obj_max); break;
+      case O_OMIN: r = bench_parse_size (optarg, &o->obj_min); break;
+      case O_OMAX: r = bench_parse_size (optarg, &o->obj_max); break;
       case O_FILL: o->fill = atof (optarg); break;
       case O_TRACE: o->trace = optarg;
         if (o->wl != WL_SOFS)
@@ -250,7 +229,7 @@ parse_args (int argc, char **argv, struct sim_opts *o)
       case O_SOFS_SCALE: o->sofs_scale = atof (optarg); break;
       case O_SOFS_EDGES: o->sofs_edges = (uint32_t) atoi (optarg); break;
       case O_SOFS_MAXR: o->sofs_max_reads = strtoull (optarg, NULL, 10); break;
-      case O_SOFS_MAXO: r = parse_size (optarg, &o->sofs_max_obj); break;
+      case O_SOFS_MAXO: r = bench_parse_size (optarg, &o->sofs_max_obj); break;
       case 'h': case O_HELP: usage (stdout); exit (0);
       default: usage (stderr); return -EINVAL;
       }

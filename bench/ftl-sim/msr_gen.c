@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "splitmix.h"
 
 struct gen
@@ -53,23 +54,6 @@ usage (FILE *out)
 "  --seed N         (default 1)\n"
 "  --out FILE       (default stdout)\n"
 "  --help\n");
-}
-
-static int
-parse_size (const char *s, uint64_t *out)
-{
-  char *end;
-  double v = strtod (s, &end);
-  if (end == s || v <= 0)
-    return -EINVAL;
-  if (*end == 'k' || *end == 'K')
-    v *= 1024, end++;
-  else if (*end == 'm' || *end == 'M')
-    v *= 1048576, end++;
-  else if (*end == 'g' || *end == 'G')
-    v *= 1073741824.0, end++;
-  *out = (uint64_t) v;
-  return *end ? -EINVAL : 0;
 }
 
 static int
@@ -132,7 +116,7 @@ main (int argc, char **argv)
       case 'n': g.records = strtoull (optarg, NULL, 10); break;
       case 'd': g.disks = (unsigned) atoi (optarg); break;
       case 'z':
-        if (parse_size (optarg, &g.disk_bytes) < 0 || g.disk_bytes < 131072)
+        if (bench_parse_size (optarg, &g.disk_bytes) < 0 || g.disk_bytes < 131072)
           {
             fprintf (stderr, "ftl-msr-gen: bad --disk-size '%s'\n", optarg);
             return 2;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "sim.h"
 
 #define SIM_BUF (1u << 20)
@@ -217,15 +218,7 @@ static void
 progress_draw (struct sim *s, bool final)
 {
   double frac = s->prog_total ? (double) s->prog_done / s->prog_total : 0;
-  if (frac > 1)
-    frac = 1;
-  int w = 30, k = (int) (frac * w);
-  char bar[32];
-  for (int i = 0; i < w; i++)
-    bar[i] = i < k ? '#' : '.';
-  bar[w] = 0;
-  fprintf (stderr, "\r%-14.14s [%s] %5.1f%%  %.1fs%s", s->phase, bar,
-           frac * 100, sim_wall () - s->wall0, final ? "\n" : "");
+  bench_progress_bar (s->phase, frac, sim_wall () - s->wall0, final);
   fflush (stderr);
 }
 

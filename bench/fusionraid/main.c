@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "fr.h"
 
 static void
@@ -62,25 +63,6 @@ usage (FILE *out)
 "  --seed N              (1)\n"
 "  --progress / --no-progress   progress bar on stderr (default: if a tty)\n"
 "  --help\n");
-}
-
-static int
-parse_size (const char *s, uint64_t *out)
-{
-  char *end;
-  double v = strtod (s, &end);
-  if (end == s || v <= 0)
-    return -EINVAL;
-  switch (*end)
-    {
-    case 'k': case 'K': v *= 1024; break;
-    case 'm': case 'M': v *= 1048576; break;
-    case 'g': case 'G': v *= 1073741824; break;
-    case 0: break;
-    default: return -EINVAL;
-    }
-  *out = (uint64_t) v;
-  return 0;
 }
 
 static int
@@ -215,7 +197,11 @@ main (int argc, char **argv)
       case O_DRIVES: o->drives = (uint32_t) atoi (optarg); break;
       case O_WIDTH: o->width = (uint32_t) atoi (optarg); break;
       case O_GROUPS: o->groups = (uint32_t) atoi (optarg); break;
-      case O_DSIZE: r = parse_size (optarg, &o->drive_bytes); break;
+      case O_DSIZE:
+        r = bench_parse_size (optarg, &o->drive_bytes);
+        if (r == 0 && o->drive_bytes == 0)
+          r = -EINVAL;
+        break;
       case O_OP: o->cfg.over_provisioning = atof (optarg); break;
       case O_CHANNELS: o->cfg.channels = (uint32_t) atoi (optarg); break;
       case O_WAYS: o->cfg.ways = (uint32_t) atoi (optarg); break;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_args.h"
 #include "fr.h"
 
 #define TAG_MASK ((1ull << 40) - 1)
@@ -78,16 +79,7 @@ progress (struct fr_run *run, bool final)
     return;
   run->last_draw = now;
   double frac = run->t_end ? (double) run->now / (double) run->t_end : 1;
-  if (frac > 1 || final)
-    frac = 1;
-  int w = 30, k = (int) (frac * w);
-  char bar[32];
-  for (int i = 0; i < w; i++)
-    bar[i] = i < k ? '#' : '.';
-  bar[w] = 0;
-  fprintf (stderr, "\r%-14.14s [%s] %5.1f%%  %.1fs%s",
-           run->res->policy, bar, frac * 100, now - run->wall0,
-           final ? "\n" : "");
+  bench_progress_bar (run->res->policy, final ? 1 : frac, now - run->wall0, final);
   fflush (stderr);
 }
 
