@@ -137,28 +137,18 @@ typedef struct OssdSharedInstr
 } OssdSharedInstr;
 
 /*
- * ossd.parallel_chunk_blocks, or about four chunks per process, so that a
- * process slowed down (by host blocks, by a busy drive) is made up for by
- * the others, of at least 8 MB, so that a SCAN request's round trip is
- * small beside its work.  A relation too small for four such chunks a
- * process (TPC-H's customer under Q7's nested loops: 4 chunks of 1,024
- * blocks for 3 processes, one doing half the joins) is cut into about
- * eight per process of at least 1 MB -- unless its scan sends a join
- * filter, which goes again with every chunk (hundreds of KiB for a Bloom
- * filter): those keep the 8 MB chunks.
+ * ossd.parallel_chunk_blocks, or chunks of at least 8 MB, so that a SCAN request's round trip is small
+ * beside its work, and about four per process, so that a process slowed
+ * down (by host blocks, by a busy drive) is made up for by the others.
  */
 static uint32
-ossd_chunk_blocks(BlockNumber nblocks, int nworkers, bool join_filter)
+ossd_chunk_blocks(BlockNumber nblocks, int nworkers)
 {
-	uint32		procs = nworkers + 1;
-	uint32		chunk = nblocks / (4 * procs) + 1;
-	uint32		big = 8 * 1024 * 1024 / BLCKSZ;
+	uint32		chunk = nblocks / (4 * (nworkers + 1)) + 1;
 
 	if (ossd_parallel_chunk_blocks > 0)
 		return ossd_parallel_chunk_blocks;
-	if (chunk >= big || join_filter)
-		return Max(chunk, big);
-	return Max(nblocks / (8 * procs) + 1, (uint32) (1024 * 1024 / BLCKSZ));
+	return Max(chunk, (uint32) (8 * 1024 * 1024 / BLCKSZ));
 }
 
 /* The next chunk [*lo, *hi) of a partial scan; false when none is left */
@@ -197,7 +187,7 @@ ossd_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 	if (ss->partial)
 	{
 		si->nblocks = RelationGetNumberOfBlocks(node->ss.ss_currentRelation);
-		si->chunk_blocks = ossd_chunk_blocks(si->nblocks, pcxt->nworkers, ss->jf != NULL);
+		si->chunk_blocks = ossd_chunk_blocks(si->nblocks, pcxt->nworkers);
 	}
 	ss->shared = si;
 	ss->instr_merged = false;

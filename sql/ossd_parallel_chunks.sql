@@ -58,9 +58,8 @@ SELECT relname, relpages FROM pg_class WHERE relname IN ('pc', 'pc2') ORDER BY 1
 -- ===================================================================
 -- chunk sizes: 931 blocks in chunks of 100 (10, the last one short), 7
 -- (133) and 5000 (one chunk: one process does all the work); 0 chooses
--- about four chunks a process, of at least 8 MB (1024 blocks) each, or
--- for a table too small for that (this one) about eight a process of at
--- least 1 MB (128 blocks): eight here
+-- about four chunks a process, of at least 8 MB (1024 blocks) each: one
+-- here
 -- ===================================================================
 SET ossd.force_offload = on;
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id, v FROM pc WHERE v < 300;
