@@ -20,7 +20,14 @@
 
 #include "libossd.h"
 
-/* chunks queued per stream, and at most in all */
+/*
+ * Chunks queued per stream (about 64 KiB each), and at most in all: enough
+ * that a scan started before the hash table it probes is built (Hash Join
+ * fetches its first outer row first) runs to its end meanwhile -- Q14's
+ * 75,004 lineitem rows are ~3 MB: with 8 chunks the drive stalled after
+ * half a MB and Q14 at 0 workers took 210 ms, with 32 162 ms -- and a
+ * bounded cost (2 MB a stream) where the host is slower than the drive.
+ */
 #define OSSD_QUEUE_PER_STREAM 32
 #define OSSD_QUEUE_CAP 128
 
