@@ -112,8 +112,10 @@ RESET ossd.force_offload;
 -- error's cleanup crashed the backend (the connection it forgot was still
 -- in use by the open cursors' streams).  Big enough that a cursor's
 -- stream still holds its slot after the first rows on an array of three
--- drives too (each drive's stream fills a queue of its own; 60,000 rows
--- were once too few there).
+-- drives too: each drive's stream fills a queue of its own (32 chunks of
+-- 64 KiB), so the cursors fetch the 300-byte column too (60,000 rows were
+-- once too few there, and 150,000 of one int column are, since the queue
+-- holds 32 chunks rather than 8).
 -- ===================================================================
 CREATE TABLE prc_slots (a int, b text);
 INSERT INTO prc_slots SELECT g, repeat('x', 300) FROM generate_series(1, 150000) g;
@@ -132,14 +134,14 @@ END
 $$;
 SET ossd.force_offload = on;
 SET ossd.timeout_ms = 5000;
-EXPLAIN (VERBOSE, COSTS OFF) SELECT a FROM prc_slots WHERE a > 0;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT a, b FROM prc_slots WHERE a > 0;
 BEGIN;
-DECLARE s1 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
-DECLARE s2 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
-DECLARE s3 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
-DECLARE s4 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
-DECLARE s5 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
-DECLARE s6 CURSOR FOR SELECT a FROM prc_slots WHERE a > 0;
+DECLARE s1 CURSOR FOR SELECT a, b FROM prc_slots WHERE a > 0;
+DECLARE s2 CURSOR FOR SELECT a, b FROM prc_slots WHERE a > 0;
+DECLARE s3 CURSOR FOR SELECT a, b FROM prc_slots WHERE a > 0;
+DECLARE s4 CURSOR FOR SELECT a, b FROM prc_slots WHERE a > 0;
+DECLARE s5 CURSOR FOR SELECT a, b FROM prc_slots WHERE a > 0;
+DECLARE s6 CURSOR FOR SELECT a, b FROM prc_slots WHERE a > 0;
 MOVE 1 IN s1;
 MOVE 1 IN s2;
 MOVE 1 IN s3;
