@@ -105,11 +105,11 @@ $(B)/bench/ossd-vm-bench: $(B)/bench/vm-transports/vm_bench.o $(HOST_LIB_DEPS)
 bench-vm-transports: all $(B)/tests/ossd-vm-conformance
 	bench/vm-transports/run
 
-# bench/fusionraid: the raid/ core over a pool of D FTLs (ftl-sim's drive
+# bench/fusionraid: the host/raid/ core over a pool of D FTLs (ftl-sim's drive
 # set-up, preconditioning, MSR parser and Zipf shared by linking its objects).
 FTL_SIM_LIB_OBJS := $(filter-out $(B)/bench/ftl-sim/main.o,$(FTL_SIM_OBJS))
 FUSIONRAID_OBJS := $(call objs,bench,$(wildcard bench/fusionraid/*.c))
-$(FUSIONRAID_OBJS): CPPFLAGS_bench += -Iftl/include -Iraid/include
+$(FUSIONRAID_OBJS): CPPFLAGS_bench += -Iftl/include
 ALL_TARGETS += $(B)/bench/fusionraid/fusionraid-sim
 TEST_BINS += $(B)/bench/fusionraid/fusionraid-sim
 TEST_SUITES += tap:bench/fusionraid/test-fusionraid.sh

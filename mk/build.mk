@@ -12,7 +12,7 @@ include mk/common.mk
 TEST_SUITES += tap:tests/harness/fresh-build.sh
 include proto/component.mk
 include ftl/component.mk
-include raid/component.mk
+include host/raid/component.mk
 include offload_runtime/component.mk
 include device/component.mk
 include host/component.mk

@@ -1,4 +1,4 @@
-/* ossd_raid.h - public interface of the redundancy core (raid/): the
+/* ossd_raid.h - public interface of the redundancy core (host/raid/): the
  * FusionRAID-style array of drives (references/002, DESIGN.md "Arrays of
  * drives") and the fixed RAID-5 / RAID-50 layouts it is compared with.
  *
