@@ -107,7 +107,7 @@ static Plan *ossd_plan_agg_path(PlannerInfo *root, RelOptInfo *rel,
 
 static CustomPath *make_group_path(PlannerInfo *root, RelOptInfo *input_rel,
 									RelOptInfo *output_rel, RangeTblEntry *rte,
-									List *quals, OssdProgram *fprogp, List *keys,
+									List *quals, const OssdProgram *fprog, List *keys,
 									List *eqops, List *kcolls, List *aggrefs,
 									List *having, PathTarget *target);
 
@@ -232,14 +232,33 @@ ossd_agg_groups_sent(PlannerInfo *root, List *keys, double ngroups, double rows)
 	return rows;
 }
 
+/* the drive groups by at most this many keys */
+#define OSSD_MAX_GROUP_KEYS 16
+
 /*
- * The one DISTINCT argument of aggrefs, when every one of them is
- * agg(DISTINCT x) over the same plain column x of the relation, with no
- * ORDER BY or FILTER (any aggregate: the host's Agg computes it); the
- * first such Aggref, or NULL.
+ * A group key the drive can group by: a plain column of the relation of a
+ * type it compares as PostgreSQL does (not float: -0 and NaN; numeric
+ * only with a fixed scale, whose equal values have one image).
+ */
+static bool
+drive_group_key_ok(Expr *k, Index relid)
+{
+	Oid			t = exprType((Node *) k);
+
+	if (!IsA(k, Var) || ((Var *) k)->varno != relid || ((Var *) k)->varattno <= 0 ||
+		!ossd_type_supported(t) || t == FLOAT4OID || t == FLOAT8OID)
+		return false;
+	return t != NUMERICOID || ((Var *) k)->vartypmod >= 0;
+}
+
+/*
+ * The first of aggrefs when every one of them is agg(DISTINCT x) over the
+ * same one argument x, with no ORDER BY or FILTER (any aggregate: the
+ * host's Agg computes it), else NULL.  Whether the drive can group by x
+ * is add_distinct_agg_path's to say.
  */
 static Aggref *
-distinct_aggregate_arg(List *aggrefs, Index relid)
+distinct_aggregate_arg(List *aggrefs)
 {
 	Node	   *x = NULL;
 	ListCell   *lc;
@@ -256,8 +275,6 @@ distinct_aggregate_arg(List *aggrefs, Index relid)
 			a->aggsplit != AGGSPLIT_SIMPLE || list_length(a->args) != 1)
 			return NULL;
 		arg = (Node *) ((TargetEntry *) linitial(a->args))->expr;
-		if (!IsA(arg, Var) || ((Var *) arg)->varno != relid || ((Var *) arg)->varattno <= 0)
-			return NULL;
 		if (x && !equal(x, arg))
 			return NULL;
 		x = arg;
@@ -271,18 +288,16 @@ distinct_aggregate_arg(List *aggrefs, Index relid)
  * under PostgreSQL's own Agg, which aggregates each group's x (its
  * DISTINCT drops the pairs the drive's shares had in common; the host's
  * merge of the drive's groups already did).  x must be a key the drive
- * groups by (the types and collations of keys).
+ * groups by (drive_group_key_ok).
  */
 static void
 add_distinct_agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-					  RangeTblEntry *rte, List *quals, OssdProgram *fprog, List *keys,
+					  RangeTblEntry *rte, List *quals, const OssdProgram *fprog, List *keys,
 					  List *eqops, List *kcolls, Aggref *first, PathTarget *target,
-					  List *groupclause, void *extra)
+					  List *groupclause, List *having)
 {
-	Query	   *parse = root->parse;
-	Var		   *x = (Var *) ((TargetEntry *) linitial(first->args))->expr;
+	Expr	   *x = ((TargetEntry *) linitial(first->args))->expr;
 	SortGroupClause *dsgc = linitial(first->aggdistinct);
-	Oid			t = exprType((Node *) x);
 	List	   *dkeys = list_copy(keys);
 	List	   *deqops = list_copy(eqops);
 	List	   *dkcolls = list_copy(kcolls);
@@ -291,17 +306,15 @@ add_distinct_agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	Path	   *path;
 	AggClauseCosts agg_costs;
 	double		ngroups;
-	Node	   *having = extra ? ((GroupPathExtraData *) extra)->havingQual : NULL;
 
-	if (!ossd_type_supported(t) || t == FLOAT4OID || t == FLOAT8OID ||
-		(t == NUMERICOID && x->vartypmod < 0) ||
+	if (!drive_group_key_ok(x, input_rel->relid) ||
 		!OidIsValid(dsgc->eqop) || !dsgc->hashable)
 		return;
 	if (keys != NIL && !grouping_is_sortable(groupclause))
 		return;
 	if (!list_member(dkeys, x))
 	{
-		if (list_length(dkeys) >= 16)
+		if (list_length(dkeys) >= OSSD_MAX_GROUP_KEYS)
 			return;
 		dkeys = lappend(dkeys, x);
 		deqops = lappend_oid(deqops, dsgc->eqop);
@@ -333,9 +346,8 @@ add_distinct_agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	ngroups = keys ? estimate_num_groups(root, keys, input_rel->rows, NULL, NULL) : 1;
 	path = (Path *) create_agg_path(root, output_rel, path, target,
 									keys ? AGG_SORTED : AGG_PLAIN, AGGSPLIT_SIMPLE,
-									groupclause, (List *) having, &agg_costs, ngroups);
+									groupclause, having, &agg_costs, ngroups);
 	ossd_add_offload_path(root, output_rel, path);
-	(void) parse;
 }
 
 /*
@@ -346,12 +358,11 @@ add_distinct_agg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
  */
 static CustomPath *
 make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-				RangeTblEntry *rte, List *quals, OssdProgram *fprogp, List *keys,
+				RangeTblEntry *rte, List *quals, const OssdProgram *fprog, List *keys,
 				List *eqops, List *kcolls, List *aggrefs, List *having,
 				PathTarget *target)
 {
 	Index		relid = input_rel->relid;
-	OssdProgram fprog = *fprogp;
 	List	   *args = NIL;
 	List	   *aggspecs = NIL;
 	List	   *outs = NIL;		/* output column exprs */
@@ -476,7 +487,7 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 				return NULL;
 			}
 		}
-		if (!ossd_compile_map(outs, relid, fprog.bind, &mprog, &why))
+		if (!ossd_compile_map(outs, relid, fprog->bind, &mprog, &why))
 			return NULL;
 		bind = mprog.bind;
 		foreach(lc, outs)
@@ -497,12 +508,12 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	}
 	else
 	{
-		bind = fprog.bind;
+		bind = fprog->bind;
 		foreach(lc, outs)
 			proj = lappend_int(proj, ((Var *) lfirst(lc))->varattno);
 	}
 
-	progc = fprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(fprog.image), false, false)
+	progc = fprog->image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(fprog->image), false, false)
 		: makeNullConst(BYTEAOID, -1, InvalidOid);
 	mapc = mprog.image ? makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(mprog.image), false, false)
 		: makeNullConst(BYTEAOID, -1, InvalidOid);
@@ -539,7 +550,7 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	{
 		List	   *priv = list_make5(progc, bind, proj, makeString(""), aggpriv);
 
-		priv = lappend(priv, makeInteger(fprog.ninsns + mprog.ninsns));
+		priv = lappend(priv, makeInteger(fprog->ninsns + mprog.ninsns));
 		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
 		priv = lappend(priv, makeInteger(0));	/* OSSD_PRIV_PARTIAL */
 		cp->custom_private = list_make3(priv, scan_tlist, having);
@@ -670,17 +681,11 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	}
 	foreach(lc, keys)
 	{
-		Expr	   *k = lfirst(lc);
-		Oid			t = exprType((Node *) k);
-
-		if (!IsA(k, Var) || ((Var *) k)->varno != relid || ((Var *) k)->varattno <= 0 ||
-			!ossd_type_supported(t) || t == FLOAT4OID || t == FLOAT8OID)
+		if (!drive_group_key_ok(lfirst(lc), relid))
 			return;
-		if (t == NUMERICOID && ((Var *) k)->vartypmod < 0)
-			return;
-		kcolls = lappend_oid(kcolls, exprCollation((Node *) k));
+		kcolls = lappend_oid(kcolls, exprCollation(lfirst(lc)));
 	}
-	if (list_length(keys) > 16)
+	if (list_length(keys) > OSSD_MAX_GROUP_KEYS)
 		return;
 
 	/* aggregates, and no stray column outside them */
@@ -708,11 +713,11 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	 * as for SELECT DISTINCT --, the host merges them and PostgreSQL's own
 	 * Agg, sorted by the keys, aggregates each group's distinct x.
 	 */
-	distinct_of = distinct_aggregate_arg(aggrefs, relid);
+	distinct_of = distinct_aggregate_arg(aggrefs);
 	if (distinct_of)
 	{
 		add_distinct_agg_path(root, input_rel, output_rel, rte, quals, &fprog,
-							  keys, eqops, kcolls, distinct_of, target, groupclause, extra);
+							  keys, eqops, kcolls, distinct_of, target, groupclause, having);
 		return;
 	}
 	cp = make_group_path(root, input_rel, output_rel, rte, quals, &fprog, keys, eqops,
