@@ -976,6 +976,15 @@ ossd_map_scalar_type(Oid t)
 		t == TIMESTAMPOID || t == TIMESTAMPTZOID || t == BOOLOID;
 }
 
+/* ctx->out[i] is NULL, then on to Ldone */
+static void
+map_output_null(QGen *g, int i, int Ldone, bool done_follows)
+{
+	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
+	if (!done_follows)
+		jmp(g, Ldone);
+}
+
 /*
  * ctx->out[i] = e, then on to Ldone.  A searched CASE tests its WHEN
  * conditions in order with the filter's three-valued code -- a NULL
@@ -1025,9 +1034,7 @@ map_output(QGen *g, Expr *e, int i, int Ldone, bool done_follows, char **why)
 	if (IsA(e, Const) && ((Const *) e)->constisnull)
 	{
 		/* a CASE without ELSE, or a NULL branch */
-		emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
-		if (!done_follows)
-			jmp(g, Ldone);
+		map_output_null(g, i, Ldone, done_follows);
 		return true;
 	}
 	Lnull = label_new(g);
@@ -1092,9 +1099,7 @@ map_output(QGen *g, Expr *e, int i, int Ldone, bool done_follows, char **why)
 	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 0));
 	jmp(g, Ldone);
 	label_place(g, Lnull);
-	emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 1));
-	if (!done_follows)
-		jmp(g, Ldone);
+	map_output_null(g, i, Ldone, done_follows);
 	return true;
 }
 
