@@ -232,6 +232,12 @@ ossd_page_item (const uint8_t *page, unsigned offnum, const uint8_t **tup, uint3
   return flags;
 }
 
+unsigned
+ossd_page_redirect_target (const uint8_t *page, unsigned offnum)
+{
+  return ossd_pg_lp_off (ossd_rd32 (page + OSSD_PG_PAGE_HEADER_SIZE + 4 * (offnum - 1)));
+}
+
 /* TransactionIdPrecedes semantics (transam.c): permanent XIDs (< 3)
  * compare as plain integers, normal XIDs modulo 2^32. */
 bool

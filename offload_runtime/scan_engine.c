@@ -912,19 +912,16 @@ named_tuples (const uint8_t *page, const uint8_t *list, unsigned n, uint16_t *ou
       uint32_t tuplen;
       if (off > maxoff)
         return -1;
-      uint32_t lp = ossd_rd32 (page + OSSD_PG_PAGE_HEADER_SIZE + 4 * (off - 1));
-      unsigned flags = ossd_pg_lp_flags (lp);
+      unsigned flags = ossd_page_item (page, off, &tup, &tuplen);
       bool redirected = false;
       if (flags == OSSD_PG_LP_REDIRECT)
         {
-          off = ossd_pg_lp_off (lp);
+          off = ossd_page_redirect_target (page, off);
           if (off < 1 || off > maxoff)
             return -1;
           flags = ossd_page_item (page, off, &tup, &tuplen);
           redirected = true;
         }
-      else if (flags == OSSD_PG_LP_NORMAL)
-        ossd_page_item (page, off, &tup, &tuplen);
       if (flags != OSSD_PG_LP_NORMAL)
         continue;               /* unused or dead: no row there */
       if (tuplen < OSSD_PG_HT_INFOMASK2 + 2)

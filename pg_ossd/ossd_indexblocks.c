@@ -56,6 +56,7 @@
 #include "utils/rel.h"
 
 #include "ossd_exec.h"
+#include "ossd_le.h"
 #include "pg_ossd.h"
 
 static bool
@@ -242,7 +243,6 @@ ossd_index_block_mask(OssdScanState *ss, List *spec, BlockNumber nblocks,
 		for (int i = 0; i < n; i++)
 			tids->offsets[nofs + i] = res->offsets[i];
 		nofs += n;
-		tids->ntuples += n;
 		tids->nblocks++;
 	}
 	tbm_end_iterate(it);
@@ -281,15 +281,11 @@ ossd_index_tids_append(const OssdIndexTids *tids, BlockNumber blk, StringInfo bu
 		else
 			hi = mid - 1;
 	}
-	b[0] = (uint8) (n & 0xff);
-	b[1] = (uint8) (n >> 8);
+	ossd_le_put16(b, (uint16) n);
 	appendBinaryStringInfo(buf, (char *) b, 2);
 	for (int i = 0; i < n; i++)
 	{
-		uint16		off = tids->offsets[start + i];
-
-		b[0] = (uint8) (off & 0xff);
-		b[1] = (uint8) (off >> 8);
+		ossd_le_put16(b, tids->offsets[start + i]);
 		appendBinaryStringInfo(buf, (char *) b, 2);
 	}
 	return n;

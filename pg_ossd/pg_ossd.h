@@ -215,7 +215,6 @@ typedef struct OssdIndexTids
 	uint32	   *start;
 	uint16	   *count;
 	uint16	   *offsets;
-	uint64		ntuples;		/* named on exact pages */
 } OssdIndexTids;
 
 extern uint8 *ossd_index_block_mask(struct OssdScanState *ss, List *spec,

@@ -1,11 +1,19 @@
 /* ossd_le.h - little-endian fields in on-drive records (ossdfs inodes,
- * array labels): put and get 32- and 64-bit values at any alignment. */
+ * array labels) and messages (a SCAN's tuple offsets): put and get 16-,
+ * 32- and 64-bit values at any alignment. */
 #ifndef OSSD_LE_H
 #define OSSD_LE_H
 
 #include <endian.h>
 #include <stdint.h>
 #include <string.h>
+
+static inline void
+ossd_le_put16 (uint8_t *p, uint16_t v)
+{
+  v = htole16 (v);
+  memcpy (p, &v, 2);
+}
 
 static inline void
 ossd_le_put32 (uint8_t *p, uint32_t v)

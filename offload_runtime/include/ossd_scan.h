@@ -749,6 +749,8 @@ unsigned ossd_page_max_offnum (const uint8_t *page);
  * LP_NORMAL, tup and tuplen are set. */
 unsigned ossd_page_item (const uint8_t *page, unsigned offnum, const uint8_t **tup,
                          uint32_t *tuplen);
+/* The offset an LP_REDIRECT line pointer `offnum` points to (unchecked). */
+unsigned ossd_page_redirect_target (const uint8_t *page, unsigned offnum);
 enum ossd_visibility { OSSD_VIS_SKIP = 0, OSSD_VIS_COUNT = 1, OSSD_VIS_HOST = 2 };
 /* The MVCC rule of DESIGN.md on a tuple header. */
 enum ossd_visibility ossd_tuple_visibility (const uint8_t *tup, uint32_t snapshot_xmin);
