@@ -32,7 +32,7 @@ if [ ! -s "$B/vm/base.cpio" ] || [ -z "$drive_pid" ]; then tap_done; exit 1; fi
 accel=$(vm_accel)
 echo "# accelerator: $accel ($(sed -n 2p "$B/vm/kvm-probe" 2>/dev/null || echo 'no /dev/kvm')-probe)"
 
-fault_secs=6
+fault_secs=${VM_FAULT_SECS:-6}
 cat >"$work/run.conf" <<EOF
 PHASES="$phases"
 TIMEOUT_MS=8000
