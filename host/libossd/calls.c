@@ -705,7 +705,9 @@ ossd_read (ossd_t *o, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           req.read = &rd;
           if (!(slots[k] = client_slot_get (o, err)))
             {
-              r = -(err && err->errnum ? err->errnum : EBUSY);
+              /* a round goes on with the slots it has (at least one) */
+              if (k == 0)
+                r = -(err && err->errnum ? err->errnum : EBUSY);
               break;
             }
           client_encode_small (o, slots[k], &req, &seqs[k]);

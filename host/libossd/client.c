@@ -118,12 +118,35 @@ send_frames (ossd_t *o, struct client_slot *s, const uint8_t *msg,
   return 0;
 }
 
-/* Claim a slot: `preferred` first when it is free or still ours (a
- * renewal), else any free one.  The verdict is the control block's owner
- * nonce. */
-static int
-claim_slot (ossd_t *o, int preferred, uint32_t *index, ossd_error *err)
+static int client_wait_locked (ossd_t *o, uint64_t deadline_ns,
+                               const char *what, ossd_error *err);
+
+/* Whether a slot of ours other than `self` holds drive slot `index`.
+ * The drive knows only our nonce, so two of our slots on one drive slot
+ * would cancel each other's requests for ever; after a stop every lease
+ * has run out and the control block shows all of ours free. */
+static bool
+index_held_by_other (ossd_t *o, const struct client_slot *self,
+                     uint32_t index)
 {
+  bool held = false;
+
+  pthread_mutex_lock (&o->lock);
+  for (uint32_t j = 0; j < o->n_slots && !held; j++)
+    held = &o->slots[j] != self && o->slots[j].index == index;
+  pthread_mutex_unlock (&o->lock);
+  return held;
+}
+
+/* Claim a slot for `self` (NULL for a new one): its own index first when
+ * that is free or still ours (a renewal), else any free one that no other
+ * slot of ours holds.  The verdict is the control block's owner nonce.
+ * Claims of one handle run one at a time (o->claiming). */
+static int
+claim_slot (ossd_t *o, const struct client_slot *self, uint32_t *index,
+            ossd_error *err)
+{
+  int preferred = self ? (int) self->index : -1;
   struct ossd_control c;
   Ossd__Request req = OSSD__REQUEST__INIT;
   Ossd__Claim claim = OSSD__CLAIM__INIT;
@@ -149,7 +172,8 @@ claim_slot (ossd_t *o, int preferred, uint32_t *index, ossd_error *err)
     {
       uint32_t i = k == 0 ? (uint32_t) preferred : (start + k) % c.slot_count;
       if (i >= c.slot_count
-          || (c.slot_owner[i] != 0 && !(k == 0 && c.slot_owner[i] == o->nonce)))
+          || (c.slot_owner[i] != 0 && !(k == 0 && c.slot_owner[i] == o->nonce))
+          || index_held_by_other (o, self, i))
         continue;
       tmp.index = i;
       r = send_frames (o, &tmp, msg, len, 0, err);
@@ -181,18 +205,41 @@ claim_slot (ossd_t *o, int preferred, uint32_t *index, ossd_error *err)
 static struct client_slot *
 client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
 {
+  uint64_t deadline = ossd_mono_ns () + (uint64_t) o->opts.timeout_ms * 1000000;
   uint32_t index;
+  int r = 0;
 
   if (!s->recheck && now_ms () - s->last_used_ms < o->ctl.lease_ms / 2)
     return s;
-  if (claim_slot (o, (int) s->index, &index, err) < 0)
+  pthread_mutex_lock (&o->lock);
+  while (o->claiming && r == 0)
+    r = client_wait_locked (o, deadline, "waiting for a channel slot", err);
+  if (r < 0)
+    {
+      pthread_mutex_unlock (&o->lock);
+      client_slot_put (o, s);
+      return NULL;
+    }
+  o->claiming = true;
+  pthread_mutex_unlock (&o->lock);
+  r = claim_slot (o, s, &index, err);
+  pthread_mutex_lock (&o->lock);
+  if (r == 0)
+    {
+      s->index = index;
+      s->last_used_ms = now_ms ();
+      s->recheck = false;
+    }
+  else
+    s->recheck = true;          /* not ours until a claim succeeds */
+  o->claiming = false;
+  pthread_cond_broadcast (&o->cond);
+  pthread_mutex_unlock (&o->lock);
+  if (r < 0)
     {
       client_slot_put (o, s);
       return NULL;
     }
-  s->index = index;
-  s->last_used_ms = now_ms ();
-  s->recheck = false;
   return s;
 }
 
@@ -363,6 +410,8 @@ client_slot_get (ossd_t *o, ossd_error *err)
 {
   uint64_t deadline = ossd_mono_ns () + (uint64_t) o->opts.timeout_ms * 1000000;
   struct client_slot *s = NULL;
+  uint32_t from = 0;            /* ours still to try from here on */
+  bool drive_full = false;      /* every free drive slot is another host's */
 
   pthread_mutex_lock (&o->lock);
   for (;;)
@@ -374,14 +423,31 @@ client_slot_get (ossd_t *o, ossd_error *err)
           pthread_mutex_unlock (&o->lock);
           return NULL;
         }
-      for (uint32_t i = 0; ready && i < o->n_slots; i++)
-        if (!o->slots[i].busy)
-          {
-            s = &o->slots[i];
-            s->busy = true;
-            pthread_mutex_unlock (&o->lock);
-            return client_slot_renew (o, s, err);
-          }
+      uint32_t i = from;
+
+      while (ready && i < o->n_slots && o->slots[i].busy)
+        i++;
+      if (ready && i < o->n_slots)
+        {
+          s = &o->slots[i];
+          from = i + 1;
+          s->busy = true;
+          pthread_mutex_unlock (&o->lock);
+          if (client_slot_renew (o, s, err))
+            return s;
+          if (!err || err->errnum != EBUSY)
+            return NULL;
+          /* Another host took it while its lease had run out: go on
+           * with our next one rather than fail on this one. */
+          drive_full = true;
+          pthread_mutex_lock (&o->lock);
+          continue;
+        }
+      if (drive_full)
+        {
+          pthread_mutex_unlock (&o->lock);
+          return NULL;          /* err says EBUSY */
+        }
       if (ready && o->n_slots < o->opts.max_slots && !o->claiming)
         {
           uint32_t index;
@@ -389,16 +455,24 @@ client_slot_get (ossd_t *o, ossd_error *err)
 
           o->claiming = true;
           pthread_mutex_unlock (&o->lock);
-          r = claim_slot (o, -1, &index, err);
+          r = claim_slot (o, NULL, &index, err);
           pthread_mutex_lock (&o->lock);
           o->claiming = false;
           pthread_cond_broadcast (&o->cond);
           if (r < 0)
             {
-              if (o->n_slots > 0 && r != -ETIMEDOUT && r != -ECANCELED)
-                continue;       /* wait for one of ours instead */
-              pthread_mutex_unlock (&o->lock);
-              return NULL;
+              if (o->n_slots == 0 || r == -ETIMEDOUT || r == -ECANCELED)
+                {
+                  pthread_mutex_unlock (&o->lock);
+                  return NULL;
+                }
+              /* wait for one of ours instead, without claiming again */
+              if (client_wait_locked (o, deadline, "waiting for a channel slot", err) < 0)
+                {
+                  pthread_mutex_unlock (&o->lock);
+                  return NULL;
+                }
+              continue;
             }
           s = &o->slots[o->n_slots];
           s->index = index;

@@ -5,7 +5,9 @@
  * hook runs on the caller's thread before each wait for the drive; a
  * client without the key carries the capabilities it was given; a slot
  * whose lease ran out while a call was on it (the drive refuses it) is
- * claimed again by the next call. */
+ * claimed again by the next call; after every lease ran out (a stopped
+ * drive) and another host took one of our slots, two of our slots never
+ * land on one drive slot. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,6 +21,9 @@
 #include <cmocka.h>
 
 #include "libossd.h"
+#include "ossd.pb-c.h"
+#include "ossd_frame.h"
+#include "../libossd/client_internal.h"
 
 static void
 test_idle_past_lease_renews (void **state)
@@ -323,12 +328,88 @@ test_slot_lost_under_a_call_is_claimed_again (void **state)
   ossd_disconnect (o);
 }
 
+/* Another host's Claim of drive slot `slot`, written raw through o's own
+ * transport (the drive tells hosts apart by nonce only). */
+static void
+claim_as_another_host (ossd_t *o, uint32_t slot, uint64_t nonce)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__Claim claim = OSSD__CLAIM__INIT;
+  struct ossd_frame_hdr h = { 0 };
+  uint8_t msg[256], *lba;
+  char why[300];
+  size_t len;
+
+  claim.nonce = nonce;
+  claim.max_chunk = OSSD_LBA_SIZE;
+  claim.client = (char *) "another host";
+  req.body_case = OSSD__REQUEST__BODY_CLAIM;
+  req.claim = &claim;
+  len = ossd__request__pack (&req, msg);
+  assert_int_equal (posix_memalign ((void **) &lba, OSSD_LBA_SIZE, OSSD_LBA_SIZE), 0);
+  memset (lba, 0, OSSD_LBA_SIZE);
+  h.slot = slot;
+  h.nonce = nonce;
+  h.total_length = len;
+  h.flags = OSSD_F_FIRST | OSSD_F_LAST;
+  ossd_frame_encode (&h, msg, len, lba, OSSD_LBA_SIZE);
+  if (ossd_transport_pwrite (o->t, lba, OSSD_LBA_SIZE,
+                             ossd_request_lba (&o->ctl, slot) * OSSD_LBA_SIZE,
+                             why, sizeof why) < 0)
+    fail_msg ("another host's claim of slot %u: %s", slot, why);
+  free (lba);
+}
+
+/* Both of a client's slots lose their leases (the drive was stopped);
+ * another host then claims the drive slot of the first.  Renewing it must
+ * not take the second's drive slot, which the control block shows free
+ * (its lease ran out too): two of our slots on one drive slot cancel each
+ * other's requests, and every call after would time out (the VM suite's
+ * fault-stop over sg: on SATA). */
+static void
+test_expired_slots_never_share_a_drive_slot (void **state)
+{
+  struct ossd_connect_opts opts = { .max_slots = 2, .timeout_ms = 3000 };
+  static uint8_t data[96 * 1024], back[96 * 1024];
+  ossd_t *o;
+  ossd_error err;
+  size_t got;
+
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (uint8_t) (i * 7 + 3);
+  assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=2&window=8&lease_ms=400",
+                                  &opts, &o, &err), 0);
+  assert_int_equal (ossd_create_partition (o, 3, &err), 0);
+  assert_int_equal (ossd_create (o, 3, 5, &err), 0);
+  assert_int_equal (ossd_write (o, 3, 5, 0, data, sizeof data, &err), 0);
+  if (ossd_read (o, 3, 5, 0, back, sizeof back, &got, &err) < 0)
+    fail_msg ("read with both slots: %s", err.msg);
+  assert_int_equal (o->n_slots, 2);
+  assert_int_not_equal (o->slots[0].index, o->slots[1].index);
+
+  usleep (1000 * 1000);         /* both leases run out */
+  claim_as_another_host (o, o->slots[0].index, 0x5eed5eed5eedull);
+  memset (back, 0, sizeof back);
+  if (ossd_read (o, 3, 5, 0, back, sizeof back, &got, &err) < 0)
+    fail_msg ("read after another host took one of our slots: %s", err.msg);
+  assert_int_equal (got, sizeof data);
+  assert_memory_equal (back, data, sizeof data);
+  for (uint32_t i = 0; i < o->n_slots; i++)
+    for (uint32_t j = i + 1; j < o->n_slots; j++)
+      if (o->slots[i].index == o->slots[j].index && !o->slots[i].recheck
+          && !o->slots[j].recheck)
+        fail_msg ("our slots %u and %u both hold drive slot %u", i, j,
+                  o->slots[i].index);
+  ossd_disconnect (o);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_idle_past_lease_renews),
     cmocka_unit_test (test_slot_lost_under_a_call_is_claimed_again),
+    cmocka_unit_test (test_expired_slots_never_share_a_drive_slot),
     cmocka_unit_test (test_threads_share_a_connection),
     cmocka_unit_test (test_read_errors_are_answers),
     cmocka_unit_test (test_write_answers_in_the_write),
