@@ -355,7 +355,7 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
 	Selectivity sel;
 	double		drive_rows;
 	double		sent_rows;
-	Cost		startup = 10.0;	/* channel round trips */
+	Cost		startup = ossd_drive_startup_cost;
 	Cost		host;
 	Cost		drive;
 

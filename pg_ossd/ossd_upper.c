@@ -579,7 +579,7 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		QualCost	hcost;
 
 		cost_qual_eval(&hcost, having, root);
-		cp->path.startup_cost = 10.0 + Max(host, drive) + hcost.startup +
+		cp->path.startup_cost = ossd_drive_startup_cost + Max(host, drive) + hcost.startup +
 			hcost.per_tuple * ngroups;
 		cp->path.total_cost = cp->path.startup_cost + cp->path.rows * cpu_tuple_cost;
 	}

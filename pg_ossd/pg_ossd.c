@@ -22,6 +22,7 @@ bool		ossd_enabled = true;
 bool		ossd_aggregate_pushdown = true;
 int			ossd_kernel_mode = OSSD_KMODE_JIT;
 int			ossd_min_relation_pages = 128;
+double		ossd_drive_startup_cost = 150.0;
 double		ossd_drive_page_cost = 0.5;
 double		ossd_drive_tuple_cost = 0.0135;
 double		ossd_transfer_tuple_cost = 0.06;
@@ -142,6 +143,16 @@ _PG_init(void)
 	 * host spends per row the drive sends back.  Fitted from measured runs:
 	 * docs/cost-model.md.
 	 */
+	DefineCustomRealVariable("ossd.drive_startup_cost",
+							 "Cost of starting one drive scan: its request, stream and first answer.",
+							 NULL,
+							 &ossd_drive_startup_cost,
+							 150.0,
+							 0.0, 1.0e6,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomRealVariable("ossd.drive_page_cost",
 							 "Cost of reading one page on the drive, per drive scan thread.",
 							 NULL,

@@ -42,6 +42,7 @@ extern bool ossd_enabled;
 extern bool ossd_aggregate_pushdown;
 extern int	ossd_kernel_mode;
 extern int	ossd_min_relation_pages;
+extern double ossd_drive_startup_cost;
 extern double ossd_drive_page_cost;
 extern double ossd_drive_tuple_cost;
 extern double ossd_transfer_tuple_cost;
