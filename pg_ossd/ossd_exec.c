@@ -539,6 +539,7 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 									  &TTSOpsHeapTuple);
 	ss->cur_buf = InvalidBuffer;
 	snprintf(ss->kernel_mode_used, sizeof(ss->kernel_mode_used), "none");
+	ss->jit = ossd_scan_wants_jit(rel);
 	if (ss->aggpriv != NIL)
 		ossd_agg_begin(ss, estate);
 
@@ -748,6 +749,24 @@ typedef struct SegPlan
  * image (by-value types their attlen bytes, varlena types detoasted with
  * their header, name its NAMEDATALEN bytes), the type and a null flag.
  */
+/*
+ * Whether a scan of rel asks the drive for the JIT: ossd.kernel_mode = jit
+ * and at least ossd.jit_above_tuples tuples (reltuples; a relation never
+ * analyzed or vacuumed counts as large).  The drive compiles each kernel
+ * it has not seen, 10-13 ms, which a scan of a small relation does not win
+ * back.
+ */
+bool
+ossd_scan_wants_jit(Relation rel)
+{
+	double		tuples = rel->rd_rel->reltuples;
+
+	if (ossd_kernel_mode != OSSD_KMODE_JIT)
+		return false;
+	return ossd_jit_above_tuples == 0 || tuples < 0 ||
+		tuples >= (double) ossd_jit_above_tuples;
+}
+
 static void
 fill_constant_args(List *consts, Ossd__Scan *sc)
 {
@@ -1005,7 +1024,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	sc.projection = palloc(sizeof(uint32) * (ss->nproj + 1));
 	for (i = 0; i < ss->nproj; i++)
 		sc.projection[i] = ss->proj_attnos[i];
-	sc.mode = ossd_kernel_mode == OSSD_KMODE_JIT ? OSSD__KERNEL_MODE__KERNEL_JIT :
+	sc.mode = ss->jit ? OSSD__KERNEL_MODE__KERNEL_JIT :
 		OSSD__KERNEL_MODE__KERNEL_INTERPRETER;
 	sc.workers = ossd_device_workers;
 	if (ss->agg)

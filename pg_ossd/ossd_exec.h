@@ -212,6 +212,7 @@ typedef struct OssdScanState
 	uint64		slot_fallbacks; /* scans run on the host: no channel slot */
 	uint64		chunks_claimed; /* of a partial scan, by this process */
 	uint32		snapshot_bound;
+	bool		jit;			/* asks the drive for the JIT (ossd_scan_wants_jit) */
 	char		kernel_mode_used[32];
 
 	/* parallel query: the workers' statistics (ossd_exec.c) */
@@ -220,6 +221,7 @@ typedef struct OssdScanState
 } OssdScanState;
 
 /* ossd_exec.c, for ossd_upper.c */
+extern bool ossd_scan_wants_jit(Relation rel);
 extern void ossd_scan_begin(OssdScanState *ss, EState *estate);
 /* Next tuple of the underlying scan in rows mode (scan slot), or NULL */
 extern TupleTableSlot *ossd_scan_next_row(OssdScanState *ss);

@@ -68,7 +68,9 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	ossd_joinfilter_explain(ss, es);
 
 	resetStringInfo(&buf);
-	appendStringInfo(&buf, "%s requested", ossd_kernel_mode == OSSD_KMODE_JIT ? "jit" : "interpreter");
+	appendStringInfo(&buf, "%s requested", ss->jit ? "jit" : "interpreter");
+	if (!ss->jit && ossd_kernel_mode == OSSD_KMODE_JIT)
+		appendStringInfoString(&buf, " (below ossd.jit_above_tuples)");
 	if (es->analyze && ss->sc == NULL && strcmp(ss->kernel_mode_used, "none") != 0)
 		appendStringInfo(&buf, ", drive ran %s", ss->kernel_mode_used);
 	ExplainPropertyText("Kernel Mode", buf.data, es);

@@ -21,6 +21,7 @@ void		_PG_init(void);
 bool		ossd_enabled = true;
 bool		ossd_aggregate_pushdown = true;
 int			ossd_kernel_mode = OSSD_KMODE_JIT;
+int			ossd_jit_above_tuples = 50000;
 int			ossd_min_relation_pages = 128;
 double		ossd_drive_startup_cost = 150.0;
 double		ossd_drive_page_cost = 0.5;
@@ -126,6 +127,21 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	/*
+	 * The drive compiles a kernel it has not seen (10-13 ms: its constants
+	 * are in its instructions); below this many tuples the interpreter
+	 * finishes first (docs/cost-model.md).
+	 */
+	DefineCustomIntVariable("ossd.jit_above_tuples",
+							"Smallest relation, in tuples, whose drive scans ask for the JIT.",
+							"0 asks for it on every scan; only with ossd.kernel_mode = jit.",
+							&ossd_jit_above_tuples,
+							50000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("ossd.min_relation_pages",
 							"Relations smaller than this many pages are never offloaded.",

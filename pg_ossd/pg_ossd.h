@@ -41,6 +41,7 @@
 extern bool ossd_enabled;
 extern bool ossd_aggregate_pushdown;
 extern int	ossd_kernel_mode;
+extern int	ossd_jit_above_tuples;
 extern int	ossd_min_relation_pages;
 extern double ossd_drive_startup_cost;
 extern double ossd_drive_page_cost;

@@ -277,6 +277,25 @@ SELECT plan_shape('SELECT id FROM cm WHERE id < 200') AS plan;
 SELECT * FROM model_check('SELECT id FROM cm WHERE id < 200');
 RESET ossd.drive_startup_cost;
 
+-- ===================================================================
+-- ossd.jit_above_tuples: a scan of a relation with fewer tuples asks the
+-- drive for the interpreter, which finishes before the JIT would have
+-- compiled a kernel the drive has not seen (10-13 ms: the kernel's
+-- constants are in its instructions).  The suites pin it to 0 (always
+-- the JIT); cm has 20,000 tuples
+-- ===================================================================
+SELECT boot_val FROM pg_settings WHERE name = 'ossd.jit_above_tuples';
+SET ossd.jit_above_tuples = 50000;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM cm WHERE k = 3;
+SELECT count(*), sum(id) FROM cm WHERE k = 3;
+SET ossd.jit_above_tuples = 20000;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM cm WHERE k = 3;
+SELECT count(*), sum(id) FROM cm WHERE k = 3;
+SET ossd.kernel_mode = interpreter;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM cm WHERE k = 3;
+RESET ossd.kernel_mode;
+RESET ossd.jit_above_tuples;
+
 DROP TABLE cm, cm_fresh;
 DROP FUNCTION model_check(text, int);
 DROP FUNCTION plan_shape(text);

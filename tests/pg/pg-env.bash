@@ -208,8 +208,11 @@ run_suite () {
   # the suites' relations are a few hundred pages: at a drive scan's real
   # fixed cost (ossd.drive_startup_cost, docs/cost-model.md) most would go
   # to the host, and the suites are about what goes to the drive; pinned
-  # to the old 10 (ossd_cost_model shows the shipped value at work)
-  if (cd "$work/regress" && PGOPTIONS="-c regress.ossd_drives=$pgenv_ndrives -c ossd.drive_startup_cost=10 $arrayopt $opts" runuser -u postgres -- "$pg_regress_bin" \
+  # to the old 10 (ossd_cost_model shows the shipped value at work); and
+  # every drive scan asks for the JIT (ossd.jit_above_tuples = 0: the
+  # interpreter has a run of its own, and ossd_cost_model shows the
+  # threshold)
+  if (cd "$work/regress" && PGOPTIONS="-c regress.ossd_drives=$pgenv_ndrives -c ossd.drive_startup_cost=10 -c ossd.jit_above_tuples=0 $arrayopt $opts" runuser -u postgres -- "$pg_regress_bin" \
         --use-existing --dbname=regress_ossd --inputdir=. --outputdir="$out" \
         --host="$work/pgsock" --port="$pg_port" --user=postgres "$@") >"$out.log" 2>&1; then
     tap_ok "$name"

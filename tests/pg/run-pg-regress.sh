@@ -100,7 +100,7 @@ common="-c default_tablespace=ossd -c parallel_setup_cost=1000 -c parallel_tuple
   -c min_parallel_table_scan_size=8MB -c intervalstyle=postgres -c timezone_abbreviations=Default"
 common=$(echo $common)
 declare -A mode_opts=(
-  [jit]="-c ossd.force_offload=on -c ossd.min_relation_pages=0 -c ossd.kernel_mode=jit"
+  [jit]="-c ossd.force_offload=on -c ossd.min_relation_pages=0 -c ossd.kernel_mode=jit -c ossd.jit_above_tuples=0"
   [interpreter]="-c ossd.force_offload=on -c ossd.min_relation_pages=0 -c ossd.kernel_mode=interpreter"
   [off]="-c ossd.enabled=off")
 modes="jit interpreter off"
