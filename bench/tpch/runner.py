@@ -194,6 +194,11 @@ def main():
     ap.add_argument("--pgdata", default="", help="read the postmaster's pid here after --before-run")
     ap.add_argument("--load-json", default="")
     ap.add_argument("--json", action="store_true", help="print the summary JSON on stdout")
+    ap.add_argument("--short-ms", type=float, default=500.0,
+                    help="a query plain PostgreSQL runs in under this many ms (its median over the"
+                    " rounds) gets --short-rounds more rounds in every mode: short queries are the"
+                    " noisy ones, and the choice looks at plain's time, never at a ratio")
+    ap.add_argument("--short-rounds", type=int, default=4)
     ap.add_argument("--analyze-timeout", type=float, default=60.0,
                     help="seconds for EXPLAIN ANALYZE of each losing query (0: none)")
     a = ap.parse_args()
@@ -291,6 +296,16 @@ def main():
     runs = {(q, m, w): [] for q in queries for m in modes for w in workers}
     rows, geo = figures()
     write(a, rows, res, geo, modes, workers, queries, rounds_done=0)
+    def time_one(q, m, w):
+        prev = runs[(q, m, w)]
+        ans = res[q]["answers"][f"{m}/{w}"]["status"]
+        if ans == "timeout" or (prev and prev[-1][0] == "timeout"):
+            prev.append(("timeout", None, 0, 0, 0))  # it timed out before
+        elif ans.startswith("error"):
+            prev.append(("error", None, 0, 0, 0))
+        else:
+            prev.append(b.timed(sqls[q], m, w, res[q]["timeout_ms"]))
+
     # 2. timed rounds, the modes alternated (their order rotated each round)
     for rnd in range(a.rounds):
         order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
@@ -298,15 +313,7 @@ def main():
         for q in queries:
             for w in workers:
                 for m in order:
-                    prev = runs[(q, m, w)]
-                    ans = res[q]["answers"][f"{m}/{w}"]["status"]
-                    if ans == "timeout" or (prev and prev[-1][0] == "timeout"):
-                        prev.append(("timeout", None, 0, 0, 0))  # it timed out before
-                        continue
-                    if ans.startswith("error"):
-                        prev.append(("error", None, 0, 0, 0))
-                        continue
-                    prev.append(b.timed(sqls[q], m, w, res[q]["timeout_ms"]))
+                    time_one(q, m, w)
             if rnd == 0:  # a stopped first round keeps the queries it timed
                 rows, geo = figures()
                 write(a, rows, res, geo, modes, workers, queries, rounds_done=0)
@@ -314,6 +321,23 @@ def main():
                 f"{m}/{w} {fmt(runs[(q, m, w)][-1][1])}" for w in workers for m in order))
         rows, geo = figures()
         write(a, rows, res, geo, modes, workers, queries, rounds_done=rnd + 1)
+    # 2b. more rounds of the short queries, every mode, alternated as above
+    short = []
+    if a.rounds > 0 and a.short_rounds > 0 and "off" in modes:
+        for q in queries:
+            for w in workers:
+                t = median([x[1] for x in runs[(q, "off", w)] if x[0] == "ok"])
+                if t is not None and t < a.short_ms:
+                    short.append((q, w))
+    for rnd in range(a.short_rounds if short else 0):
+        order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+        log(f"  short-query round {rnd + 1}/{a.short_rounds} ({len(short)} query/worker pairs"
+            f" under {a.short_ms:.0f} ms plain)")
+        for q, w in short:
+            for m in order:
+                time_one(q, m, w)
+        rows, geo = figures()
+        write(a, rows, res, geo, modes, workers, queries, rounds_done=a.rounds)
     rows, geo = figures()
 
     # 4. the losers of the default mode: EXPLAIN ANALYZE, plain beside offload
@@ -357,6 +381,7 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
              f"{a.machine}",
              f"pass: {a.pass_name}{': ' + a.pass_note if a.pass_note else ''}",
              f"{a.rounds if rounds_done is None else f'{rounds_done} of {a.rounds}'} rounds, modes alternated"
+             f"{f' (+{a.short_rounds} for each query plain runs in under {a.short_ms:.0f} ms: runs in the CSV)' if a.short_rounds and a.rounds else ''}"
              f"{' (runs = 0: the time of the answer run, no timed round yet)' if rounds_done == 0 else ''}; median (min-max) ms; ratio = plain (off) / mode, >1 is faster;",
              "CPU = median seconds per run: host (cluster processes) + ossdfs | drive (nbdkit); dw1 = ossd.device_workers=1", ""]
     for w in workers:
@@ -412,7 +437,7 @@ def write(a, rows, res, geo, modes, workers, queries, losers=(), rounds_done=Non
                 load = json.load(f)
             except ValueError:
                 load = None
-    summary = {"sf": a.sf, "pass": a.pass_name, "pass_note": a.pass_note, "rounds": a.rounds, "workers": workers, "modes": modes, "machine": a.machine,
+    summary = {"sf": a.sf, "pass": a.pass_name, "pass_note": a.pass_note, "rounds": a.rounds, "short_rounds": a.short_rounds, "short_ms": a.short_ms, "workers": workers, "modes": modes, "machine": a.machine,
                "load": load, "geomean": geo, "results": rows,
                "answers": {q: res[q]["answers"] for q in queries}}
     with open(stem + ".json", "w") as f:
