@@ -742,14 +742,6 @@ typedef struct SegPlan
 } SegPlan;
 
 /*
- * Build and send the SCAN request for the device blocks.
- */
-/*
- * ossd_filter's constant arguments as the drive takes them: the datum
- * image (by-value types their attlen bytes, varlena types detoasted with
- * their header, name its NAMEDATALEN bytes), the type and a null flag.
- */
-/*
  * Whether a scan of rel asks the drive for the JIT: ossd.kernel_mode = jit
  * and at least ossd.jit_above_tuples tuples (reltuples; a relation never
  * analyzed or vacuumed counts as large).  The drive compiles each kernel
@@ -767,6 +759,11 @@ ossd_scan_wants_jit(Relation rel)
 		tuples >= (double) ossd_jit_above_tuples;
 }
 
+/*
+ * ossd_filter's constant arguments as the drive takes them: the datum
+ * image (by-value types their attlen bytes, varlena types detoasted with
+ * their header, name its NAMEDATALEN bytes), the type and a null flag.
+ */
 static void
 fill_constant_args(List *consts, Ossd__Scan *sc)
 {
@@ -899,6 +896,7 @@ start_drive_stream(OssdScanState *ss, Ossd__Request *req, List *segs,
 }
 
 /*
+ * Build and send the SCAN request for the device blocks.
  * Returns false, having started nothing, when the drive has no channel
  * slot free for us (all claimed by other hosts and backends): the caller
  * scans those blocks on the host.  Other failures are errors.

@@ -296,6 +296,9 @@ def main():
     runs = {(q, m, w): [] for q in queries for m in modes for w in workers}
     rows, geo = figures()
     write(a, rows, res, geo, modes, workers, queries, rounds_done=0)
+    def rotated(rnd):
+        return modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+
     def warm_up(q, w, m):
         # one untimed run when the round moves to another query: the first
         # run after a switch pays for the caches the last query took (Q20
@@ -316,7 +319,7 @@ def main():
 
     # 2. timed rounds, the modes alternated (their order rotated each round)
     for rnd in range(a.rounds):
-        order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+        order = rotated(rnd)
         log(f"  round {rnd + 1}/{a.rounds}")
         for q in queries:
             for w in workers:
@@ -339,7 +342,7 @@ def main():
                 if t is not None and t < a.short_ms:
                     short.append((q, w))
     for rnd in range(a.short_rounds if short else 0):
-        order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+        order = rotated(rnd)
         log(f"  short-query round {rnd + 1}/{a.short_rounds} ({len(short)} query/worker pairs"
             f" under {a.short_ms:.0f} ms plain)")
         for q, w in short:

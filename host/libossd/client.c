@@ -200,6 +200,25 @@ claim_slot (ossd_t *o, const struct client_slot *self, uint32_t *index,
   return r;
 }
 
+/* claim_slot with o->lock held and no claim of ours running: marks the
+ * claim running, drops the lock while it talks to the drive, and wakes
+ * the waiters when done.  Returns with the lock held, so the caller
+ * records the index before another claim can look at our slots. */
+static int
+claim_slot_locked (ossd_t *o, const struct client_slot *self,
+                   uint32_t *index, ossd_error *err)
+{
+  int r;
+
+  o->claiming = true;
+  pthread_mutex_unlock (&o->lock);
+  r = claim_slot (o, self, index, err);
+  pthread_mutex_lock (&o->lock);
+  o->claiming = false;
+  pthread_cond_broadcast (&o->cond);
+  return r;
+}
+
 /* A slot idle for half its lease may have been reclaimed by the drive:
  * claim it again (or another one) before use. */
 static struct client_slot *
@@ -220,10 +239,7 @@ client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
       client_slot_put (o, s);
       return NULL;
     }
-  o->claiming = true;
-  pthread_mutex_unlock (&o->lock);
-  r = claim_slot (o, s, &index, err);
-  pthread_mutex_lock (&o->lock);
+  r = claim_slot_locked (o, s, &index, err);
   if (r == 0)
     {
       s->index = index;
@@ -232,8 +248,6 @@ client_slot_renew (ossd_t *o, struct client_slot *s, ossd_error *err)
     }
   else
     s->recheck = true;          /* not ours until a claim succeeds */
-  o->claiming = false;
-  pthread_cond_broadcast (&o->cond);
   pthread_mutex_unlock (&o->lock);
   if (r < 0)
     {
@@ -453,12 +467,7 @@ client_slot_get (ossd_t *o, ossd_error *err)
           uint32_t index;
           int r;
 
-          o->claiming = true;
-          pthread_mutex_unlock (&o->lock);
-          r = claim_slot (o, NULL, &index, err);
-          pthread_mutex_lock (&o->lock);
-          o->claiming = false;
-          pthread_cond_broadcast (&o->cond);
+          r = claim_slot_locked (o, NULL, &index, err);
           if (r < 0)
             {
               if (o->n_slots == 0 || r == -ETIMEDOUT || r == -ECANCELED)
