@@ -122,18 +122,26 @@ is_varlena_tag (uint8_t tag)
     || tag == OSSD_T_BYTEA || tag == OSSD_T_NUMERIC;
 }
 
+/* How many of the output columns the map kernel writes: its outputs
+ * come first, the projected heap attributes after them. */
+static uint32_t
+map_out_columns (const struct ossd_scan_request *r)
+{
+  return r->map.exec ? r->nout : 0;
+}
+
 /* Tag and byval of output column i. */
 static void
 out_shape (const struct ossd_scan_request *r, uint32_t i, uint8_t *tag, bool *byval)
 {
-  if (r->map.exec)
+  if (i < map_out_columns (r))
     {
       *tag = ossd_type_tag_of (r->outputs[i].type_oid);
       *byval = r->outputs[i].byval;
     }
   else
     {
-      const struct ossd_scan_attr *a = &r->attrs[r->proj[i] - 1];
+      const struct ossd_scan_attr *a = &r->attrs[r->proj[i - map_out_columns (r)] - 1];
       *tag = ossd_type_tag_of (a->type_oid);
       *byval = a->byval;
     }
@@ -313,7 +321,7 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
       if (ossd_type_tag_of (a->type_oid) == OSSD_T_NONE || a->len == -2)
         VFAIL ("binding %u: attnum %u has unsupported type %u", i, an, a->type_oid);
     }
-  uint32_t ncols;
+  uint32_t ncols = 0;
   if (r->map.exec)
     {
       if (r->nout < 1 || r->nout > OSSD_KCTX_MAX_OUT || !r->outputs)
@@ -328,15 +336,16 @@ ossd_scan_validate (const struct ossd_scan_request *r, char *err, size_t errlen)
         }
       ncols = r->nout;
     }
-  else
-    {
-      if (r->nproj > OSSD_SCAN_MAX_OUT || (r->nproj && !r->proj))
-        VFAIL ("scan: %u projected columns (max %u)", r->nproj, OSSD_SCAN_MAX_OUT);
-      for (uint32_t i = 0; i < r->nproj; i++)
-        if (r->proj[i] < 1 || r->proj[i] > r->natts || r->attrs[r->proj[i] - 1].dropped)
-          VFAIL ("projection %u: attnum %u out of range or dropped", i, r->proj[i]);
-      ncols = r->nproj;
-    }
+  /* projected attributes: the output columns without a map kernel, the
+   * ones after its outputs with one (a text group key beside computed
+   * aggregate inputs) */
+  if (r->nproj > OSSD_SCAN_MAX_OUT - ncols || (r->nproj && !r->proj))
+    VFAIL ("scan: %u projected columns beside %u computed (max %u in all)", r->nproj,
+           ncols, OSSD_SCAN_MAX_OUT);
+  for (uint32_t i = 0; i < r->nproj; i++)
+    if (r->proj[i] < 1 || r->proj[i] > r->natts || r->attrs[r->proj[i] - 1].dropped)
+      VFAIL ("projection %u: attnum %u out of range or dropped", i, r->proj[i]);
+  ncols += r->nproj;
   if (r->naggs > OSSD_SCAN_MAX_OUT * 2 || (r->naggs && !r->aggs))
     VFAIL ("scan: %u aggregates (max %u)", r->naggs, OSSD_SCAN_MAX_OUT * 2);
   for (uint32_t i = 0; i < r->naggs; i++)
@@ -592,6 +601,7 @@ output_columns (struct worker *w)
 {
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
+  uint32_t nmapped = map_out_columns (r);
   for (uint32_t i = 0; i < sc->ncols; i++)
     {
       struct ossd_outval *ov = &w->outv[i];
@@ -599,7 +609,7 @@ output_columns (struct worker *w)
       uint8_t tag = sc->out_tag[i];
       *ov = (struct ossd_outval) { .byval = sc->out_byval[i] };
       *in = (struct ossd_agg_input) { .tag = tag };
-      if (r->map.exec)
+      if (i < nmapped)
         {
           const struct ossd_outcol *o = &w->ctx.out[i];
           if (o->isnull)
@@ -654,8 +664,9 @@ output_columns (struct worker *w)
           continue;
         }
       /* projection of a heap attribute, as stored */
-      const struct ossd_scan_attr *a = &r->attrs[r->proj[i] - 1];
-      const struct ossd_datum *d = &w->datums[r->proj[i] - 1];
+      uint16_t attnum = r->proj[i - nmapped];
+      const struct ossd_scan_attr *a = &r->attrs[attnum - 1];
+      const struct ossd_datum *d = &w->datums[attnum - 1];
       if (d->isnull)
         {
           ov->isnull = in->isnull = true;
@@ -1197,7 +1208,7 @@ derive (struct scan *sc)
   sc->agg_mode = r->naggs || r->ngroup_by;
   sc->lazy_numeric = (!r->filter.exec || r->filter.lazy_columns)
     && (!r->map.exec || r->map.lazy_columns);
-  sc->ncols = r->map.exec ? r->nout : r->nproj;
+  sc->ncols = map_out_columns (r) + r->nproj;
   sc->chunk_bytes = r->chunk_bytes ? r->chunk_bytes : 64 * 1024;
   sc->want = calloc (r->natts ? r->natts : 1, sizeof (bool));
   if (!sc->want)
@@ -1212,9 +1223,8 @@ derive (struct scan *sc)
       sc->want[r->bind[i] - 1] = true;
       sc->bind_tag[i] = ossd_type_tag_of (r->attrs[r->bind[i] - 1].type_oid);
     }
-  if (!r->map.exec)
-    for (uint32_t i = 0; i < r->nproj; i++)
-      sc->want[r->proj[i] - 1] = true;
+  for (uint32_t i = 0; i < r->nproj; i++)
+    sc->want[r->proj[i] - 1] = true;
   for (uint32_t i = 0; i < r->njoin_filters; i++)
     sc->want[r->join_filters[i].attnum - 1] = true;
   for (uint32_t i = 0; i < r->natts; i++)
@@ -1227,9 +1237,8 @@ derive (struct scan *sc)
   bool *put_datum = calloc (r->natts ? r->natts : 1, sizeof (bool));
   if (!put_datum)
     return -ENOMEM;
-  if (!r->map.exec)
-    for (uint32_t i = 0; i < r->nproj; i++)
-      put_datum[r->proj[i] - 1] = true;
+  for (uint32_t i = 0; i < r->nproj; i++)
+    put_datum[r->proj[i] - 1] = true;
   for (uint32_t i = 0; i < r->njoin_filters; i++)
     put_datum[r->join_filters[i].attnum - 1] = true;
   bool kernels = r->filter.exec || r->map.exec;

@@ -474,19 +474,52 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	memset(&mprog, 0, sizeof(mprog));
 	if (need_map)
 	{
-		/* a map kernel outputs by-value types and numeric only */
+		List	   *mapped = NIL;
+		List	   *projected = NIL;
+		int		   *devcol = palloc(sizeof(int) * (list_length(outs) + 1));
+		ListCell   *sc;
+
+		/*
+		 * A map kernel outputs by-value types and numeric only.  A column
+		 * of a string type (a text group key) goes as stored instead, in
+		 * the projected columns that follow the map's outputs; char(1)
+		 * group keys travel as their byte (ossd_compile_map).
+		 */
 		foreach(lc, outs)
 		{
-			Oid			t = exprType(lfirst(lc));
+			Node	   *o = lfirst(lc);
+			Oid			t = exprType(o);
+			bool		string = t == TEXTOID || t == VARCHAROID || t == BPCHAROID;
 
-			if (t == TEXTOID || t == VARCHAROID || t == BPCHAROID)
+			if (string && !(foreach_current_index(lc) < list_length(keys) && is_char1_var(o)))
 			{
-				/* char(1) group keys travel as their byte (ossd_compile_map) */
-				if (foreach_current_index(lc) < list_length(keys) && is_char1_var(lfirst(lc)))
-					continue;
-				return NULL;
+				if (!IsA(o, Var))
+					return NULL;
+				projected = lappend(projected, o);
+				devcol[foreach_current_index(lc)] = -list_length(projected);
+			}
+			else
+			{
+				mapped = lappend(mapped, o);
+				devcol[foreach_current_index(lc)] = list_length(mapped) - 1;
 			}
 		}
+		/* the device's column numbers: the map's outputs, then the projected */
+		for (int j = 0; j < list_length(outs); j++)
+			if (devcol[j] < 0)
+				devcol[j] = list_length(mapped) - devcol[j] - 1;
+		foreach(lc, groupby)
+			lfirst_int(lc) = devcol[lfirst_int(lc)];
+		foreach(sc, aggspecs)
+		{
+			List	   *spec = lfirst(sc);
+
+			if (linitial_int(spec) != OSSD_AGG_COUNT_STAR)
+				lsecond_int(spec) = devcol[lsecond_int(spec)];
+		}
+		foreach(lc, projected)
+			proj = lappend_int(proj, ((Var *) lfirst(lc))->varattno);
+		outs = mapped;
 		if (!ossd_compile_map(outs, relid, fprog->bind, &mprog, &why))
 			return NULL;
 		bind = mprog.bind;
@@ -1034,7 +1067,7 @@ ossd_agg_fill_request(OssdScanState *ss, Ossd__Scan *sc)
 			oc->typmod = list_nth_int(o, 4);
 			sc->outputs[i++] = oc;
 		}
-		sc->n_projection = 0;
+		/* sc->projection: the string columns that follow the map's outputs */
 	}
 	sc->n_group_by = list_length(groupby);
 	sc->group_by = palloc(sizeof(uint32) * (sc->n_group_by + 1));
@@ -1066,6 +1099,7 @@ ossd_agg_begin(OssdScanState *ss, EState *estate)
 	List	   *eqops = list_nth(aggpriv, AP_EQOPS);
 	List	   *kcolls = list_nth(aggpriv, AP_KCOLLS);
 	List	   *outputs = list_nth(aggpriv, AP_OUTPUTS);
+	List	   *groupby = list_nth(aggpriv, AP_GROUPBY);
 	OssdAggExec *ae = palloc0(sizeof(OssdAggExec));
 	ListCell   *lc;
 	int			i;
@@ -1135,7 +1169,8 @@ ossd_agg_begin(OssdScanState *ss, EState *estate)
 		TupleDescInitEntryCollation(ae->keydesc, i + 1, exprCollation((Node *) k));
 		get_typlenbyval(exprType((Node *) k), &ae->key_len[i], &ae->key_byval[i]);
 		ae->key_viewbyval[i] = ae->key_byval[i];
-		if (outputs != NIL && list_nth_int(list_nth(outputs, i), 0) == INT2OID &&
+		if (list_nth_int(groupby, i) < list_length(outputs) &&
+			list_nth_int(list_nth(outputs, list_nth_int(groupby, i)), 0) == INT2OID &&
 			exprType((Node *) k) == BPCHAROID)
 		{
 			ae->key_char1[i] = true;
@@ -1144,8 +1179,6 @@ ossd_agg_begin(OssdScanState *ss, EState *estate)
 		ae->key_states[i] = ExecInitExpr(k, &ss->css.ss.ps);
 		i++;
 	}
-	/* with a map kernel, key outputs are by-value or numeric: same byval */
-	(void) outputs;
 	ae->keyslot = ExecAllocTableSlot(&estate->es_tupleTable, ae->keydesc, &TTSOpsVirtual);
 	ae->hashslot = ExecAllocTableSlot(&estate->es_tupleTable, ae->keydesc, &TTSOpsMinimalTuple);
 	ae->tablecxt = AllocSetContextCreate(estate->es_query_cxt, "pg_ossd groups",

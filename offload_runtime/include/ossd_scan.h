@@ -33,8 +33,9 @@
  *      filter is dropped; a compressed or external key is kept (the host's
  *      join decides it).  A worker stops applying a filter that dropped
  *      fewer than 1 in 16 of its first 8192 rows.
- *   6. output columns: the map kernel's out[] (typed by `outputs`), or,
- *      without a map kernel, the projected heap attributes as stored.
+ *   6. output columns: the map kernel's out[] (typed by `outputs`), then
+ *      the projected heap attributes as stored (a text group key beside
+ *      computed aggregate inputs; without a map kernel only these).
  *   7. rows mode (no aggregates, no group-by): one packed row per match,
  *      until `limit` rows were produced.  Aggregate mode: the output
  *      columns feed group keys and aggregate inputs.
@@ -356,8 +357,8 @@ struct ossd_scan_request
   struct ossd_scan_kernel map;
   uint32_t nout;               /* map kernel output columns */
   const struct ossd_scan_outcol *outputs;
-  uint32_t nproj;              /* without a map kernel: output columns = */
-  const uint16_t *proj;        /* these heap attnums, as stored */
+  uint32_t nproj;              /* then output columns nout.. = these heap */
+  const uint16_t *proj;        /* attnums, as stored */
 
   uint32_t naggs;              /* aggregate mode when naggs or ngroup_by */
   const struct ossd_scan_agg *aggs;

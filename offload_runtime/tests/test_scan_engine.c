@@ -1099,6 +1099,118 @@ test_map_numeric_group_key (void **state)
   rel_free (r);
 }
 
+/* map: out0 = id * 2 (int8) */
+static int
+map_twice_id (void *k, struct ossd_kctx *ctx, void *st)
+{
+  ctx->out[0].value = (uint64_t) ((int64_t) (int32_t) ctx->col[0].value * 2);
+  return OSSD_ROW_MATCH;
+}
+
+/* A text column beside a map kernel's outputs: projected as stored after
+ * them (output column nout + i), as a group key and in rows mode; NULL
+ * names are one group.  Too many columns in all is refused. */
+static void
+test_map_with_projected_text (void **state)
+{
+  struct rel *r = rel_new ();
+  struct sink s = { 0 };
+  struct ossd_scan_request q;
+  struct ossd_scan_target tg;
+  struct ossd_block_range br;
+  base_req (&q, r, &s, &tg, &br);
+  static const uint16_t bind[] = { 1 };
+  static const uint16_t proj[] = { 3 };
+  static const struct ossd_scan_outcol outs[] = { { OSSD_PG_INT8OID, 8, 8, true, -1 } };
+  static const struct ossd_scan_agg aggs[] = { { OSSD_AGG_COUNT_STAR, 0 }, { OSSD_AGG_SUM, 0 } };
+  static const uint32_t gb[] = { 1 };
+  q.nbind = 1;
+  q.bind = bind;
+  q.map.exec = map_twice_id;
+  q.nout = 1;
+  q.outputs = outs;
+  q.nproj = 1;
+  q.proj = proj;
+  q.naggs = 2;
+  q.aggs = aggs;
+  q.ngroup_by = 1;
+  q.group_by = gb;
+  q.workers = 2;
+  char err[256] = "";
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s.nhrows, 0);
+  size_t pos = 0;
+  int rc;
+  int64_t nulls = 0, null_sum = 0, named = 0;
+  struct ossd_value_view key;
+  struct ossd_agg_state_view ag[2];
+  static const bool kbv[] = { false }, abv[] = { true, true };
+  while ((rc = ossd_group_read (s.groups.data, s.groups.len, &pos, 1, kbv, &key, 2, abv, ag)) == 1)
+    {
+      if (key.isnull)
+        {
+          nulls += ag[0].count;
+          null_sum += (int64_t) ag[1].sum_lo;
+          continue;
+        }
+      const uint8_t *pl;
+      uint32_t pll;
+      ossd_varlena_payload (key.data, key.len, &pl, &pll);
+      assert_int_equal (pll, 5);
+      int id = atoi ((const char *) pl + 1);
+      assert_true (pl[0] == 'n' && id % 7 != 0);
+      assert_int_equal (ag[0].count, 1);
+      assert_int_equal ((int64_t) ag[1].sum_lo, 2 * id);
+      named++;
+    }
+  assert_int_equal (rc, 0);
+  int64_t exp_nulls = 0, exp_null_sum = 0;
+  for (int id = 0; id < NROWS; id += 7)
+    exp_nulls++, exp_null_sum += 2 * id;
+  assert_int_equal (nulls, exp_nulls);
+  assert_int_equal (null_sum, exp_null_sum);
+  assert_int_equal (named, NROWS - exp_nulls);
+  sink_free (&s);
+
+  /* rows mode: the computed column, then the name as stored */
+  struct sink s2 = { 0 };
+  q.sink_arg = &s2;
+  q.naggs = 0;
+  q.ngroup_by = 0;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), 0);
+  assert_int_equal (s2.nrows, NROWS);
+  pos = 0;
+  struct ossd_row_view rv;
+  struct ossd_value_view v[2];
+  static const bool bv[] = { true, false };
+  int rows = 0;
+  while (ossd_row_read (s2.rows.data, s2.rows.len, &pos, 2, bv, &rv, v) == 1)
+    {
+      int64_t twice = (int64_t) v[0].datum;
+      assert_int_equal (v[1].isnull, (twice / 2) % 7 == 0);
+      if (!v[1].isnull)
+        {
+          const uint8_t *pl;
+          uint32_t pll;
+          ossd_varlena_payload (v[1].data, v[1].len, &pl, &pll);
+          assert_int_equal (atoi ((const char *) pl + 1) * 2, twice);
+        }
+      rows++;
+    }
+  assert_int_equal (rows, NROWS);
+  sink_free (&s2);
+
+  /* the map's outputs and the projected columns share OSSD_SCAN_MAX_OUT */
+  static struct ossd_scan_outcol many[OSSD_SCAN_MAX_OUT];
+  for (int i = 0; i < OSSD_SCAN_MAX_OUT; i++)
+    many[i] = outs[0];
+  q.outputs = many;
+  q.nout = OSSD_SCAN_MAX_OUT;
+  assert_int_equal (ossd_scan_run (&q, NULL, err, sizeof err), -EINVAL);
+  assert_non_null (strstr (err, "projected columns beside"));
+  rel_free (r);
+}
+
 static void
 test_validation (void **state)
 {
@@ -1454,6 +1566,7 @@ main (void)
     cmocka_unit_test (test_mvcc_rule_in_scan),
     cmocka_unit_test (test_map_kernel),
     cmocka_unit_test (test_map_numeric_group_key),
+    cmocka_unit_test (test_map_with_projected_text),
     cmocka_unit_test (test_lazy_numeric_binding),
     cmocka_unit_test (test_constant_validation),
     cmocka_unit_test (test_validation),
