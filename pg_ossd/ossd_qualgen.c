@@ -986,6 +986,53 @@ map_output_null(QGen *g, int i, int Ldone, bool done_follows)
 }
 
 /*
+ * The CaseTestExprs of one simple CASE's WHEN condition replaced by its
+ * test expression.  A CASE nested in the condition keeps its own
+ * (CaseTestExpr stands for the innermost simple CASE's test value).
+ */
+static Node *
+replace_case_test_mutator(Node *node, void *arg)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, CaseTestExpr))
+		return copyObject((Node *) arg);
+	if (IsA(node, CaseExpr) && ((CaseExpr *) node)->arg != NULL)
+	{
+		CaseExpr   *inner = (CaseExpr *) copyObject(node);
+
+		inner->arg = (Expr *) replace_case_test_mutator((Node *) inner->arg, arg);
+		return (Node *) inner;
+	}
+	return expression_tree_mutator(node, replace_case_test_mutator, arg);
+}
+
+/*
+ * A simple CASE (CASE x WHEN v THEN ...) as the searched CASE it means
+ * (CASE WHEN x = v THEN ...), when x is a column: evaluating it once per
+ * WHEN is then the same as once.  NULL for any other test expression.
+ */
+static CaseExpr *
+searched_case(CaseExpr *ce)
+{
+	Node	   *x = ossd_strip_relabel((Node *) ce->arg);
+	CaseExpr   *out;
+	ListCell   *lc;
+
+	if (!IsA(x, Var))
+		return NULL;
+	out = copyObject(ce);
+	out->arg = NULL;
+	foreach(lc, out->args)
+	{
+		CaseWhen   *w = lfirst(lc);
+
+		w->expr = (Expr *) replace_case_test_mutator((Node *) w->expr, ce->arg);
+	}
+	return out;
+}
+
+/*
  * ctx->out[i] = e, then on to Ldone.  A searched CASE tests its WHEN
  * conditions in order with the filter's three-valued code -- a NULL
  * condition is not taken, as in SQL -- and computes the first taken
@@ -1009,8 +1056,12 @@ map_output(QGen *g, Expr *e, int i, int Ldone, bool done_follows, char **why)
 
 		if (ce->arg != NULL)
 		{
-			*why = "CASE with a test expression";
-			return false;
+			ce = searched_case(ce);
+			if (ce == NULL)
+			{
+				*why = "CASE whose test expression is not a column";
+				return false;
+			}
 		}
 		foreach(lc, ce->args)
 		{
@@ -1031,6 +1082,30 @@ map_output(QGen *g, Expr *e, int i, int Ldone, bool done_follows, char **why)
 		return map_output(g, ce->defresult, i, Ldone, done_follows, why);
 	}
 
+	if (t == BOOLOID && !IsA(e, Var) && !IsA(e, Const))
+	{
+		/* a condition's value: true, false or NULL, as SQL has it */
+		int			Lt = label_new(g);
+		int			Lf = label_new(g);
+		int			Ln = label_new(g);
+
+		if (!gen_bool(g, e, Lt, Lf, Ln))
+		{
+			*why = (char *) (g->why ? g->why : "condition not on the whitelist");
+			return false;
+		}
+		for (int v = 1; v >= 0; v--)
+		{
+			label_place(g, v ? Lt : Lf);
+			emit(g, (struct ossd_insn) OSSD_MOV64_IMM(OSSD_R0, v));
+			emit(g, (struct ossd_insn) OSSD_STX_MEM(OSSD_BPF_DW, OSSD_R6, OSSD_R0, OUT_VALUE(i)));
+			emit(g, (struct ossd_insn) OSSD_ST_MEM(OSSD_BPF_B, OSSD_R6, OUT_ISNULL(i), 0));
+			jmp(g, Ldone);
+		}
+		label_place(g, Ln);
+		map_output_null(g, i, Ldone, done_follows);
+		return true;
+	}
 	if (IsA(e, Const) && ((Const *) e)->constisnull)
 	{
 		/* a CASE without ELSE, or a NULL branch */

@@ -252,6 +252,43 @@ drive_group_key_ok(Expr *k, Index relid)
 }
 
 /*
+ * A group key the drive's map kernel computes: an expression over the
+ * relation's columns with a by-value result other than float (ints, date,
+ * timestamps, bool: equal values have one image), e.g. a CASE that puts
+ * rows in buckets.  Whether the kernel can compute it is
+ * ossd_compile_map's to say.
+ */
+static bool
+drive_group_expr_key_ok(Expr *k, Index relid)
+{
+	Relids		varnos;
+
+	if (IsA(k, Var) || !ossd_map_scalar_type(exprType((Node *) k)) ||
+		contain_volatile_functions((Node *) k) || contain_subplans((Node *) k) ||
+		contain_agg_clause((Node *) k) || contain_window_function((Node *) k))
+		return false;
+	varnos = pull_varnos(NULL, (Node *) k);
+	return bms_is_empty(varnos) || bms_equal(varnos, bms_make_singleton(relid));
+}
+
+/* Every subexpression equal to a computed group key, as a NULL placeholder */
+static Node *
+hide_group_keys_mutator(Node *node, void *context)
+{
+	List	   *keys = (List *) context;
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	if (!IsA(node, Var))
+		foreach(lc, keys)
+			if (!IsA(lfirst(lc), Var) && equal(node, lfirst(lc)))
+				return (Node *) makeNullConst(exprType(node), exprTypmod(node),
+											  exprCollation(node));
+	return expression_tree_mutator(node, hide_group_keys_mutator, keys);
+}
+
+/*
  * The first of aggrefs when every one of them is agg(DISTINCT x) over the
  * same one argument x, with no ORDER BY or FILTER (any aggregate: the
  * host's Agg computes it), else NULL.  Whether the drive can group by x
@@ -431,6 +468,11 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		aggspecs = lappend(aggspecs, lappend_int(list_make5_int(kind, -1, argtype, a->aggtype,
 																a->inputcollid), filter));
 	}
+
+	/* a key computed from columns: the map kernel computes it */
+	foreach(lc, keys)
+		if (!IsA(lfirst(lc), Var))
+			need_map = true;
 
 	/* output columns: keys first, then distinct aggregate inputs */
 	outs = list_copy(keys);
@@ -633,6 +675,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *aggrefs = NIL;
 	List	   *having = NIL;
 	List	   *vars;
+	bool		computed_keys = false;
 	ListCell   *lc;
 	Index		relid;
 	OssdProgram fprog;
@@ -702,7 +745,7 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (quals && !ossd_compile_filter(quals, relid, &fprog, &why))
 		return;
 
-	/* group keys: plain Vars of the relation */
+	/* group keys: plain Vars of the relation, or expressions over them */
 	keys = get_sortgrouplist_exprs(groupclause, parse->targetList);
 	foreach(lc, groupclause)
 	{
@@ -715,14 +758,19 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	foreach(lc, keys)
 	{
 		if (!drive_group_key_ok(lfirst(lc), relid))
-			return;
+		{
+			if (!drive_group_expr_key_ok(lfirst(lc), relid))
+				return;
+			computed_keys = true;
+		}
 		kcolls = lappend_oid(kcolls, exprCollation(lfirst(lc)));
 	}
 	if (list_length(keys) > OSSD_MAX_GROUP_KEYS)
 		return;
 
 	/* aggregates, and no stray column outside them */
-	vars = pull_var_clause((Node *) list_concat(list_copy(target->exprs), having),
+	vars = pull_var_clause(hide_group_keys_mutator((Node *) list_concat(list_copy(target->exprs),
+																	   having), (void *) keys),
 						   PVC_INCLUDE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
 	foreach(lc, vars)
 	{
@@ -747,6 +795,8 @@ ossd_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	 * Agg, sorted by the keys, aggregates each group's distinct x.
 	 */
 	distinct_of = distinct_aggregate_arg(aggrefs);
+	if (distinct_of && computed_keys)
+		return;					/* its grouping takes stored columns only */
 	if (distinct_of)
 	{
 		add_distinct_agg_path(root, input_rel, output_rel, rte, quals, &fprog,

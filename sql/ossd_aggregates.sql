@@ -262,7 +262,8 @@ SELECT v.q, c.* FROM (VALUES
 -- rows where c is not true -- and count(*) FILTER (WHERE c) counts CASE
 -- WHEN c THEN true END; the conditions compile as filters do (a NULL one
 -- is not taken).  EXPLAIN shows a FILTER as written.  A simple CASE (CASE
--- x WHEN ...), a condition off the whitelist and text results stay on the
+-- x WHEN v ...) of a column is the searched CASE WHEN x = v ...; one of an
+-- expression, a condition off the whitelist and text results stay on the
 -- host.
 -- ===================================================================
 EXPLAIN (VERBOSE, COSTS OFF)
@@ -287,8 +288,9 @@ SELECT kc, sum(CASE WHEN v4 > 0 THEN 1 ELSE 0 END) AS pos,
 SELECT kc, sum(CASE WHEN v4 > 0 THEN 1 ELSE 0 END) AS pos,
        sum(CASE WHEN v4 <= 0 THEN 1 ELSE 0 END) AS nonpos
   FROM ag WHERE k4 < 12 GROUP BY kc ORDER BY kc;
--- a simple CASE stays on the host
+-- a simple CASE of a column: the drive tests x = v for each WHEN
 EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(CASE k2 WHEN 1 THEN vn ELSE 0 END) FROM ag;
+SELECT sum(CASE k2 WHEN 1 THEN vn ELSE 0 END) FROM ag;
 SELECT v.q, c.* FROM (VALUES
   ('SELECT count(*) FILTER (WHERE v4 > 0), count(*) FROM ag'),
   ('SELECT sum(v4) FILTER (WHERE kb), avg(v8) FILTER (WHERE kb IS NOT TRUE) FROM ag'),
@@ -311,7 +313,10 @@ SELECT v.q, c.* FROM (VALUES
   ('SELECT min(vt) FILTER (WHERE kb) FROM ag'), ('SELECT min(vn) FILTER (WHERE kb) FROM ag'),
   ('SELECT sum(vf) FILTER (WHERE kb) FROM ag'), ('SELECT count(DISTINCT v2) FILTER (WHERE kb) FROM ag'),
   ('SELECT sum(CASE WHEN kb THEN v4::numeric / 3 END) FROM ag'),
-  ('SELECT min(CASE WHEN v4 > 0 THEN v4 ELSE -v4 END) FROM ag')
+  ('SELECT min(CASE WHEN v4 > 0 THEN v4 ELSE -v4 END) FROM ag'),
+  ('SELECT sum(CASE kt WHEN ''beta'' THEN vn WHEN ''gamma'' THEN 1 END), count(CASE kc WHEN ''A'' THEN 1 END) FROM ag'),
+  ('SELECT sum(CASE k2 + 1 WHEN 1 THEN vn END) FROM ag'),
+  ('SELECT sum(CASE kb WHEN true THEN v8 WHEN false THEN -1 END) FROM ag')
 ) v(q), LATERAL agg_check(v.q) c;
 -- the same kernels in the drive's interpreter
 SET ossd.kernel_mode = interpreter;
@@ -320,6 +325,52 @@ SELECT v.q, c.* FROM (VALUES
   ('SELECT sum(CASE WHEN v4 > 100 THEN vn WHEN v4 > 0 THEN vn * 2 WHEN kb THEN 1.5 END), count(CASE WHEN kb THEN NULL ELSE v4 END) FROM ag'),
   ('SELECT kd, avg(CASE WHEN kc = ''A'' THEN vn ELSE vn - 1 END), max(v8) FILTER (WHERE v4 IS NULL) FROM ag GROUP BY kd'),
   ('SELECT kt, kvc, sum(vn * 2), count(*) FILTER (WHERE kb), max(vt) FROM ag GROUP BY kt, kvc')
+) v(q), LATERAL agg_check(v.q) c;
+RESET ossd.kernel_mode;
+
+-- ===================================================================
+-- Group keys computed on the drive: an expression over the columns with
+-- a by-value result (ints, date, timestamps, bool; not float, whose -0
+-- and NaN have images of their own) goes through the map kernel like an
+-- aggregate's argument -- CASE buckets, simple or searched, a condition's
+-- value (true, false or NULL).  The host evaluates the same expression
+-- on the rows the drive hands back.  Text and numeric results, and
+-- expressions the kernel cannot compute, stay on the host; so does a
+-- DISTINCT aggregate beside a computed key.
+-- ===================================================================
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT CASE WHEN v4 > 0 THEN 1 WHEN v4 < 0 THEN -1 END AS sign, count(*), sum(vn)
+  FROM ag GROUP BY 1;
+SELECT CASE WHEN v4 > 0 THEN 1 WHEN v4 < 0 THEN -1 END AS sign, count(*), sum(vn)
+  FROM ag GROUP BY 1 ORDER BY 1;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT kd < date '2020-01-09' AS early, kt, count(*) FROM ag GROUP BY 1, 2 HAVING count(*) > 100;
+SELECT kd < date '2020-01-09' AS early, kt, count(*) FROM ag GROUP BY 1, 2 HAVING count(*) > 100
+ ORDER BY 1, 2;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT CASE kc WHEN 'A' THEN 1 WHEN 'N' THEN 2 ELSE 3 END, max(vd) FROM ag GROUP BY 1;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT CASE WHEN v4 > 0 THEN 1 WHEN v4 < 0 THEN -1 END, count(*), sum(vn) FROM ag GROUP BY 1'),
+  ('SELECT kd < date ''2020-01-09'', kt, count(*) FROM ag GROUP BY 1, 2 HAVING count(*) > 100'),
+  ('SELECT CASE kc WHEN ''A'' THEN 1 WHEN ''N'' THEN 2 ELSE 3 END, max(vd) FROM ag GROUP BY 1'),
+  ('SELECT CASE WHEN kb THEN kd ELSE date ''1999-12-31'' END, count(*) FROM ag GROUP BY 1'),
+  ('SELECT CASE WHEN k8 IS NULL THEN 0::int8 ELSE k8 END, sum(v2) FROM ag GROUP BY 1'),
+  ('SELECT k2, v4 > 0 AND kb, count(*), avg(vn * 2) FROM ag GROUP BY 1, 2'),
+  ('SELECT kb IS NOT TRUE, kvc, count(*) FROM ag GROUP BY 1, 2'),
+  ('SELECT CASE WHEN v4 > 0 THEN 1 ELSE 0 END FROM ag GROUP BY 1'),
+  ('SELECT CASE WHEN v4 > 0 THEN 1 END AS b, count(*) FROM ag GROUP BY 1 HAVING CASE WHEN v4 > 0 THEN 1 END IS NULL'),
+  ('SELECT CASE WHEN v4 > 0 THEN ''pos'' ELSE ''other'' END, count(*) FROM ag GROUP BY 1'),
+  ('SELECT vn * 2, count(*) FROM ag GROUP BY 1'),
+  ('SELECT v4 / 2, count(*) FROM ag GROUP BY 1'),
+  ('SELECT CASE WHEN vf > 0 THEN 1 END, count(*) FROM ag GROUP BY 1'),
+  ('SELECT CASE WHEN v4 > 0 THEN 1 END, count(DISTINCT k2) FROM ag GROUP BY 1'),
+  ('SELECT CASE WHEN random() > 2 THEN 1 END, count(*) FROM ag GROUP BY 1')
+) v(q), LATERAL agg_check(v.q) c;
+SET ossd.kernel_mode = interpreter;
+SELECT v.q, c.* FROM (VALUES
+  ('SELECT CASE WHEN v4 > 0 THEN 1 WHEN v4 < 0 THEN -1 END, count(*), sum(vn) FROM ag GROUP BY 1'),
+  ('SELECT kd < date ''2020-01-09'', kt, count(*) FROM ag GROUP BY 1, 2 HAVING count(*) > 100'),
+  ('SELECT CASE kc WHEN ''A'' THEN 1 WHEN ''N'' THEN 2 ELSE 3 END, max(vd) FROM ag GROUP BY 1')
 ) v(q), LATERAL agg_check(v.q) c;
 RESET ossd.kernel_mode;
 
