@@ -43,6 +43,19 @@ $(B)/bench/bench_drivescan: $(BENCH_DRIVESCAN_OBJS) $(B)/bench/scan/lineitem.o \
 bench-drivescan: $(B)/bench/bench_drivescan
 	bench/drivescan/run
 
+# bench/qos: per-object QoS on an in-process paced drive (docs/qos.md):
+# high-priority point reads beside a low-priority scan, QoS on and off.
+BENCH_QOS_OBJS := $(call objs,bench,$(wildcard bench/qos/*.c))
+$(BENCH_QOS_OBJS): CPPFLAGS_bench += -Ioffload_runtime/include -Ibench/scan -Iftl/include
+$(BENCH_QOS_OBJS): | $(PROTO_GEN)/ossd.pb-c.h
+ALL_TARGETS += $(B)/bench/bench_qos
+$(B)/bench/bench_qos: $(BENCH_QOS_OBJS) $(B)/bench/scan/lineitem.o $(HOST_LIB_DEPS)
+	$(CC) $(CFLAGS) -o $@ $(BENCH_QOS_OBJS) $(B)/bench/scan/lineitem.o $(HOST_LINK)
+
+.PHONY: bench-qos
+bench-qos: $(B)/bench/bench_qos
+	bench/qos/run
+
 # bench/profiles: drive profiles - one drive's and N drives' host read and
 # drive scan bandwidth, warm, cold and paced (bench/profiles/run).
 $(B)/bench/profiles/bench_drive.o: CPPFLAGS_bench += -Ioffload_runtime/include -Ibench/scan

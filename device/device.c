@@ -28,6 +28,7 @@ ossd_device_options_init (struct ossd_device_options *o)
   o->lease_ms = 30000;
   o->poll_timeout_ms = 2000;
   o->scan_workers = 2;
+  o->qos_defer_us = 2000;
 }
 
 static void

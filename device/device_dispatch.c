@@ -261,6 +261,9 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "link_bytes", st.link_bytes);
   sb_counter (b, "cache_drops", st.cache_drops);
   sb_counter (b, "relocated_sectors", st.relocated_sectors);
+  sb_counter (b, "qos_yields", atomic_load (&dev->qos.yields));
+  sb_counter (b, "qos_yield_us", atomic_load (&dev->qos.yield_ns) / 1000);
+  sb_counter (b, "qos_bound_hits", atomic_load (&dev->qos.bound_hits));
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
@@ -374,12 +377,14 @@ device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
       dst[n++] = (1 << 3) | 2;
       n += put_varint (dst + n, dr->want);
       pthread_rwlock_rdlock (&dev->ftl_lock);
+      device_qos_begin (dev, dr->priority);
       /* paced: the data crosses the link while the NAND delivers it */
       uint64_t arrival = ftl_pace_clock (dev->ftl);
       e = ftl_read (dev->ftl, dr->pid, dr->oid, dr->offset, dst + n,
                     dr->want, &got, &fe);
       if (e == 0)
         ftl_link_transfer (dev->ftl, got, arrival);
+      device_qos_end (dev, dr->priority);
       pthread_rwlock_unlock (&dev->ftl_lock);
       if (e < 0)
         {
@@ -432,6 +437,7 @@ cmd_read (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   dr.object_size = info.size;
   dr.want = rd->offset >= info.size ? 0
     : (info.size - rd->offset < rd->length ? info.size - rd->offset : rd->length);
+  dr.priority = info.priority;
   device_profile_read (dev, s->index, dr.pid, dr.oid, dr.offset, dr.want);
   device_slot_enqueue_read (s, seq, &dr, device_read_reply_size (&dr));
 }
@@ -462,6 +468,9 @@ cmd_write (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
 
   if (!check_obj (s, seq, "WRITE", w->obj))
     return;
+  struct ftl_object_info info = { .priority = FTL_PRIORITY_DEFAULT };
+  ftl_stat_object (dev->ftl, w->obj->pid, w->obj->oid, &info, NULL);
+  device_qos_begin (dev, info.priority);
   ftl_link_transfer (dev->ftl, w->data.len, ftl_pace_clock (dev->ftl));
   if (w->expect_version)
     {
@@ -473,6 +482,7 @@ cmd_write (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   else
     e = ftl_write (dev->ftl, w->obj->pid, w->obj->oid, w->offset,
                    w->data.data, w->data.len, &fe);
+  device_qos_end (dev, info.priority);
   if (e < 0)
     return fail (s, seq, e, "WRITE (pid %llu, oid %llu, offset %llu, %zu bytes): %s",
                  (unsigned long long) w->obj->pid, (unsigned long long) w->obj->oid,
@@ -754,11 +764,19 @@ cmd_set_attrs (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   if (!check_obj (s, seq, "SET ATTRIBUTES", sa->obj))
     return;
   for (size_t i = 0; i < sa->n_attrs; i++)
-    if (sa->attrs[i]->value.len > FTL_ATTR_MAX_LEN)
-      return fail (s, seq, -EFBIG, "SET ATTRIBUTES (pid %llu, oid %llu): attribute (%u, %u) is %zu bytes, the limit is %u",
-                   (unsigned long long) sa->obj->pid, (unsigned long long) sa->obj->oid,
-                   sa->attrs[i]->page, sa->attrs[i]->number,
-                   sa->attrs[i]->value.len, FTL_ATTR_MAX_LEN);
+    {
+      char why[160];
+
+      if (sa->attrs[i]->value.len > FTL_ATTR_MAX_LEN)
+        return fail (s, seq, -EFBIG, "SET ATTRIBUTES (pid %llu, oid %llu): attribute (%u, %u) is %zu bytes, the limit is %u",
+                     (unsigned long long) sa->obj->pid, (unsigned long long) sa->obj->oid,
+                     sa->attrs[i]->page, sa->attrs[i]->number,
+                     sa->attrs[i]->value.len, FTL_ATTR_MAX_LEN);
+      if (device_qos_check_attr (sa->attrs[i], why, sizeof why) < 0)
+        return fail (s, seq, -EINVAL, "SET ATTRIBUTES (pid %llu, oid %llu): %s",
+                     (unsigned long long) sa->obj->pid, (unsigned long long) sa->obj->oid,
+                     why);
+    }
   op.op_case = OSSD__COMPOUND_OP__OP_SET_ATTRIBUTES;
   op.set_attributes = sa;
   run_batch (dev, s, seq, "SET ATTRIBUTES", &opp, 1, sa->obj);

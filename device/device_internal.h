@@ -26,6 +26,18 @@ struct deferred_read
   uint64_t pid, oid, offset;
   uint64_t want;               /* data bytes */
   uint64_t object_size;
+  uint8_t priority;            /* the object's (device_qos.c) */
+};
+
+/* device_qos.c: flash work in flight per priority, and what scans did
+ * about it */
+struct ossd_qos
+{
+  atomic_uint inflight[FTL_PRIORITY_MAX + 1];
+  atomic_uint_fast64_t last_end_ns[FTL_PRIORITY_MAX + 1];  /* CLOCK_MONOTONIC */
+  atomic_uint_fast64_t yields;     /* scan batches that waited */
+  atomic_uint_fast64_t yield_ns;   /* how long they waited */
+  atomic_uint_fast64_t bound_hits; /* waits ended by qos_defer_us */
 };
 
 /* One serialized response message waiting to be read chunk by chunk.
@@ -126,7 +138,20 @@ struct ossd_device
                                          (device_relocate.c) */
   atomic_uint_fast64_t last_command_ms;   /* device_now_ms of the last
                                              command or volume I/O */
+  struct ossd_qos qos;
 };
+
+/* device_qos.c: flash work of priority prio starts / ends; a scan worker
+ * of priority prio waits while higher-priority work is in flight (at most
+ * opts.qos_defer_us); the value of a SET ATTRIBUTES of the priority
+ * attribute checked (0, or -EINVAL with the reason). */
+void device_qos_begin (ossd_device_t *dev, unsigned prio);
+void device_qos_end (ossd_device_t *dev, unsigned prio);
+void device_qos_yield (ossd_device_t *dev, unsigned prio);
+/* Is higher-priority work in flight, or was it a moment ago?  A paced
+ * scan then reads no batch ahead (its reservations would be in the way). */
+bool device_qos_contended (ossd_device_t *dev, unsigned prio);
+int device_qos_check_attr (const Ossd__Attribute *a, char *why, size_t whylen);
 
 struct ossd_device_conn
 {

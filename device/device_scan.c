@@ -45,6 +45,7 @@ struct scan_job
   uint32_t njfs;
   struct scan_kernel filter, map;
   bool use_jit;
+  uint8_t priority;                   /* the lowest of its targets' (QoS) */
   const char *mode_name;              /* as run: "jit" or "interpreter" */
   uint64_t started_ns;
   char err[512];
@@ -164,8 +165,11 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
 
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
+  device_qos_yield (j->dev, j->priority);
+  device_qos_begin (j->dev, j->priority);
   r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
                 (uint64_t) block * OSSD_PG_BLCKSZ, page, OSSD_PG_BLCKSZ, &got, &fe);
+  device_qos_end (j->dev, j->priority);
   if (r == 0 && got != OSSD_PG_BLCKSZ)
     {
       snprintf (err, errlen, "block %u of object %llu lies past its end", block,
@@ -244,8 +248,11 @@ paced_read_blocks (struct scan_job *j, uint32_t target, uint32_t block,
     {
       if (j->ra_front[target] < next)
         j->ra_front[target] = next;
+      /* no read-ahead while higher-priority work goes on: the NAND time
+       * it reserves would be ahead of that work's (docs/qos.md) */
       if (next >= j->ra_front[target]
-          && next_batch_in_range (j, target, block, next + count))
+          && next_batch_in_range (j, target, block, next + count)
+          && !device_qos_contended (j->dev, j->priority))
         {
           reserve = true;
           slot = (int) (j->ra_next++ % SCAN_RA_SLOTS);
@@ -293,11 +300,14 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
 
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
+  device_qos_yield (j->dev, j->priority);
+  device_qos_begin (j->dev, j->priority);
   if (ftl_pace_clock (j->dev->ftl))
     r = paced_read_blocks (j, target, block, count, pages, &got, &fe);
   else
     r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
                   (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, &fe);
+  device_qos_end (j->dev, j->priority);
   if (r == 0 && got != want)
     {
       r = -EINVAL;
@@ -345,9 +355,12 @@ scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, voi
       snprintf (err, errlen, "in-place read: out of memory");
       return -ENOMEM;
     }
+  device_qos_yield (j->dev, j->priority);
+  device_qos_begin (j->dev, j->priority);
   r = ftl_read_pinned (j->dev->ftl, j->target_pid[target], j->target_oid[target],
                        (uint64_t) block * OSSD_PG_BLCKSZ, OSSD_PG_BLCKSZ, count, scratch,
                        pages, pin, &fe);
+  device_qos_end (j->dev, j->priority);
   if (r < 0)
     {
       free (pin);
@@ -632,6 +645,8 @@ scan_translate (struct scan_job *j)
                     t, (unsigned long long) st->obj->pid, (unsigned long long) st->obj->oid);
           return -ENOENT;
         }
+      if (t == 0 || info.priority < j->priority)
+        j->priority = info.priority;
       j->target_pid[t] = st->obj->pid;
       j->target_oid[t] = st->obj->oid;
       j->targets[t].first_block = st->first_block;
@@ -765,6 +780,10 @@ scan_translate (struct scan_job *j)
   r->limit = s->limit;
   r->max_groups = s->max_groups;
   r->workers = s->workers ? s->workers : j->dev->opts.scan_workers;
+  /* below the default priority the workers also give way on the CPUs
+   * (nice 4 per level; this thread is the scan's own) */
+  if (!j->dev->opts.qos_off && j->priority < FTL_PRIORITY_DEFAULT)
+    r->worker_nice = 4 * (int32_t) (FTL_PRIORITY_DEFAULT - j->priority);
   if (r->workers > OSSD_SCAN_MAX_WORKERS)
     r->workers = OSSD_SCAN_MAX_WORKERS;
   r->read_block = scan_read_block;

@@ -181,6 +181,17 @@ ossd_plugin_config (const char *key, const char *value)
         }
       opts.access_profile_off = strcmp (value, "off") == 0;
     }
+  else if (strcmp (key, "qos") == 0)
+    {
+      if (strcmp (value, "on") != 0 && strcmp (value, "off") != 0)
+        {
+          nbdkit_error ("qos: 'on' or 'off', not '%s'", value);
+          return -1;
+        }
+      opts.qos_off = strcmp (value, "off") == 0;
+    }
+  else if (strcmp (key, "qos_defer_us") == 0)
+    return parse_u32 (key, value, &opts.qos_defer_us);
   else if (strcmp (key, "mapping") == 0)
     return parse_policy (key, value, mapping, &opts.mapping_mode);
   else if (strcmp (key, "alloc") == 0)
@@ -390,7 +401,10 @@ ossd_plugin_can_fua (void *handle)
   "gc=greedy|cost-benefit\n" \
   "slots=N window=LBAS lease_ms=MS poll_ms=MS workers=N\n" \
   "access_profile=on|off  record host reads for layout planning (on;\n" \
-  "                    docs/sofs.md, ossdctl profile)"
+  "                    docs/sofs.md, ossdctl profile)\n" \
+  "qos=on|off          scans yield to higher-priority objects' I/O (on;\n" \
+  "                    docs/qos.md, ossdctl priority)\n" \
+  "qos_defer_us=N      longest wait of a scan batch for them (2000)"
 
 static struct nbdkit_plugin plugin = {
   .name = "ossd",

@@ -422,6 +422,7 @@ ftl_stat_object (ftl_t *f, uint64_t pid, uint64_t oid,
       info->version = o->version;
       info->ctime_ns = o->ctime_ns;
       info->mtime_ns = o->mtime_ns;
+      info->priority = o->priority;
     }
   return UNLOCK (f, r);
 }

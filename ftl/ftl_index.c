@@ -136,6 +136,7 @@ ftl_index_insert (struct ftl *f, uint64_t pid, uint64_t oid)
   o->slot = slot;
   o->stream = -1;
   o->temperature = 1;
+  o->priority = FTL_PRIORITY_DEFAULT;
   f->objs[slot] = o;
   f->nobjs++;
   uint32_t h = obj_hash (pid, oid) & f->hmask;
@@ -264,6 +265,8 @@ ftl_attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
     {
       if (page == FTL_ATTR_PAGE_HINTS && number == FTL_ATTR_HINT_TEMPERATURE)
         o->temperature = 1;
+      if (page == FTL_ATTR_PAGE_HINTS && number == FTL_ATTR_HINT_PRIORITY)
+        o->priority = FTL_PRIORITY_DEFAULT;
       if (found)
         {
           free (o->attrs[p].val);
@@ -302,5 +305,7 @@ ftl_attr_set (struct ftl_object *o, uint32_t page, uint32_t number,
   o->nattrs++;
   if (page == FTL_ATTR_PAGE_HINTS && number == FTL_ATTR_HINT_TEMPERATURE)
     o->temperature = v[0] > 2 ? 2 : v[0];
+  if (page == FTL_ATTR_PAGE_HINTS && number == FTL_ATTR_HINT_PRIORITY)
+    o->priority = v[0] > FTL_PRIORITY_MAX ? FTL_PRIORITY_MAX : v[0];
   return 0;
 }

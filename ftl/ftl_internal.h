@@ -312,6 +312,7 @@ struct ftl_object
   uint32_t slot;
   uint32_t hnext;             /* hash chain (slot) */
   uint8_t temperature;        /* 0 cold 1 warm 2 hot */
+  uint8_t priority;           /* FTL_ATTR_HINT_PRIORITY (QoS) */
   int32_t stream;             /* per-object policy: bound stream or -1 */
   struct ftl_attr *attrs;
   uint32_t nattrs, attrs_cap;

@@ -20,7 +20,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define OSSD_SCAN_INTERNAL
 #include "ossd_rt.h"
@@ -1140,6 +1143,10 @@ worker_main (void *arg)
   struct worker *w = arg;
   struct scan *sc = w->sc;
   const struct ossd_scan_request *r = sc->req;
+  /* Linux: PRIO_PROCESS with a thread id sets that thread alone; a
+   * refusal only leaves the worker at its old priority */
+  if (r->worker_nice > 0)
+    (void) setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), r->worker_nice);
   if (r->filter.exec && r->filter.thread_init)
     w->fstate = r->filter.thread_init (r->filter.kernel);
   if (r->map.exec && r->map.thread_init)

@@ -78,6 +78,19 @@ RETURNS bool
 AS 'MODULE_PATHNAME', 'ossd_filter'
 LANGUAGE C STABLE PARALLEL SAFE;
 
+-- A relation's I/O priority on the drive (docs/qos.md): 0 lowest .. 7,
+-- default 4; its owner may set 0..4, a superuser any.  The functions check
+-- both themselves; EXECUTE stays with PUBLIC.
+CREATE FUNCTION ossd_set_priority(rel regclass, priority int4)
+RETURNS int4
+AS 'MODULE_PATHNAME', 'ossd_set_priority'
+LANGUAGE C VOLATILE STRICT;
+
+CREATE FUNCTION ossd_get_priority(rel regclass)
+RETURNS int4
+AS 'MODULE_PATHNAME', 'ossd_get_priority'
+LANGUAGE C VOLATILE STRICT;
+
 REVOKE ALL ON FUNCTION ossd_device_stats(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ossd_deploy_kernel(text, bytea, text, bool) FROM PUBLIC;
 REVOKE ALL ON FUNCTION ossd_kernels(text) FROM PUBLIC;

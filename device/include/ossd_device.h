@@ -58,6 +58,10 @@ struct ossd_device_options
   /* The access profiler (docs/sofs.md): on unless this is set; PROFILE
    * ENABLE / DISABLE switch it while the drive runs. */
   bool access_profile_off;
+  /* QoS (docs/qos.md): scans yield to higher-priority flash work unless
+   * qos_off, for at most qos_defer_us per batch (default 2000). */
+  bool qos_off;
+  uint32_t qos_defer_us;
   void (*log) (void *arg, const char *msg);   /* optional log sink */
   void *log_arg;
 };

@@ -150,6 +150,7 @@ struct ftl_object_info
   uint64_t allocated;         /* bytes of flash pages mapped */
   uint64_t version;           /* bumped by every change (NASD CAS) */
   uint64_t ctime_ns, mtime_ns;     /* device wall clock at change */
+  uint8_t priority;           /* FTL_ATTR_HINT_PRIORITY, or the default */
 };
 
 /* -EEXIST if it exists, -ENOENT if the partition does not. */
@@ -238,6 +239,12 @@ int ftl_list_attrs (ftl_t *ftl, uint64_t pid, uint64_t oid,
 /* Attribute page 0x1 numbers the FTL itself interprets as hints. */
 #define FTL_ATTR_PAGE_HINTS   0x1u
 #define FTL_ATTR_HINT_TEMPERATURE 1u   /* one byte: 0 cold, 1 warm, 2 hot */
+/* One byte: the object's I/O priority, 0 (lowest) .. FTL_PRIORITY_MAX;
+ * absent: FTL_PRIORITY_DEFAULT.  The drive's QoS (device/device_qos.c)
+ * schedules by it; larger values are clamped to the maximum. */
+#define FTL_ATTR_HINT_PRIORITY    2u
+#define FTL_PRIORITY_DEFAULT      4u
+#define FTL_PRIORITY_MAX          7u
 
 /* ---- atomic batches (COMPOUND, rename, conditional writes) ----------- */
 enum ftl_op_kind

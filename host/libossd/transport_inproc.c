@@ -1,7 +1,9 @@
 /* transport_inproc.c - the device core linked into this process
  * (inproc:IMAGE, inproc:ram: for a throw-away RAM drive).  For tests and
  * simulators: the same channel bytes as over NBD, with no socket.
- * inproc:IMAGE?create=1&size=1G&volume=16M formats a missing image. */
+ * inproc:IMAGE?create=1&size=1G&volume=16M formats a missing image;
+ * profile=NAME puts a drive profile in force, qos=0 switches the drive's
+ * QoS off (docs/qos.md), qos_defer_us=N bounds a scan's wait. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,15 @@ inproc_parse (const char *spec, char **path, struct ossd_device_options *o,
       if (!eq)
         goto bad;
       *eq++ = '\0';
+      if (strcmp (tok, "profile") == 0)
+        {
+          /* the profile table's own name: it outlives this string */
+          struct ftl_profile_info pi;
+          if (ftl_profile_get (0, eq, &pi) < 0)
+            goto bad;
+          o->profile = pi.name;
+          continue;
+        }
       if (sscanf (eq, "%llu%c", &v, &unit) < 1)
         goto bad;
       if (unit == 'K' || unit == 'k') v <<= 10;
@@ -96,6 +107,8 @@ inproc_parse (const char *spec, char **path, struct ossd_device_options *o,
       else if (strcmp (tok, "window") == 0) o->window_lbas = (uint32_t) v;
       else if (strcmp (tok, "poll_ms") == 0) o->poll_timeout_ms = (uint32_t) v;
       else if (strcmp (tok, "lease_ms") == 0) o->lease_ms = (uint32_t) v;
+      else if (strcmp (tok, "qos") == 0) o->qos_off = v == 0;
+      else if (strcmp (tok, "qos_defer_us") == 0) o->qos_defer_us = (uint32_t) v;
       else goto bad;
       continue;
     bad:

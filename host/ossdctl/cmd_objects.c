@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ossd_ftl.h"
 #include "ossdctl.h"
 
 #define PIECE (8u << 20)
@@ -354,4 +355,73 @@ cmd_attr (struct ctl *c, int argc, char **argv)
     }
   ossd_disconnect (h);
   return r < 0 ? ctl_fail ("attr", &err) : 0;
+}
+
+/* priority OBJ [LEVEL]: the object's I/O priority (docs/qos.md), one byte
+ * of the FTL's hint page; absent = the default. */
+int
+cmd_priority (struct ctl *c, int argc, char **argv)
+{
+  uint64_t pid, oid;
+  uint32_t level = 0;
+  ossd_error err;
+  ossd_t *h;
+  int r;
+  char *args[2];
+  int n = 0;
+
+  for (int i = 0; i < argc; i++)
+    if (strcmp (argv[i], "--json") != 0 && n < 3)
+      {
+        if (n == 2)
+          {
+            n = 3;
+            break;
+          }
+        args[n++] = argv[i];
+      }
+  argc = n;
+  argv = args;
+  if (argc < 1 || argc > 2 || need_object ("priority", argv[0], &pid, &oid) < 0
+      || (argc == 2 && (parse_u32 (argv[1], &level) < 0 || level > FTL_PRIORITY_MAX)))
+    {
+      fprintf (stderr, "usage: ossdctl priority PID:OID [LEVEL]   (LEVEL 0 lowest .. %u, default %u)\n",
+               FTL_PRIORITY_MAX, FTL_PRIORITY_DEFAULT);
+      return 2;
+    }
+  if (!(h = ctl_connect (c)))
+    return 1;
+  if (argc == 2)
+    {
+      uint8_t v = (uint8_t) level;
+      r = ossd_set_attr (h, pid, oid, FTL_ATTR_PAGE_HINTS, FTL_ATTR_HINT_PRIORITY, &v, 1, &err);
+    }
+  else
+    {
+      uint8_t v = FTL_PRIORITY_DEFAULT;
+      size_t len = 0;
+      bool set = true;
+      struct ossd_object_stat st;
+      r = ossd_stat (h, pid, oid, &st, &err);
+      bool exists = r == 0;
+      if (exists)
+        r = ossd_get_attr (h, pid, oid, FTL_ATTR_PAGE_HINTS, FTL_ATTR_HINT_PRIORITY, &v, 1,
+                           &len, &err);
+      if (exists && r == -ENOENT)
+        {
+          r = 0;              /* the object exists, never set: the default */
+          v = FTL_PRIORITY_DEFAULT;
+          set = false;
+        }
+      if (r == 0)
+        {
+          if (c->json)
+            printf ("{\"pid\": %llu, \"oid\": %llu, \"priority\": %u, \"set\": %s}\n",
+                    (unsigned long long) pid, (unsigned long long) oid, v, set ? "true" : "false");
+          else
+            printf ("%u%s\n", v, set ? "" : " (default)");
+        }
+    }
+  ossd_disconnect (h);
+  return r < 0 ? ctl_fail ("priority", &err) : 0;
 }

@@ -67,6 +67,9 @@ static const char usage[] =
   "  stat OBJ                            size, version, times\n"
   "  rm OBJ                              remove an object\n"
   "  attr get OBJ PAGE NUMBER | attr set OBJ PAGE NUMBER VALUE | attr ls OBJ\n"
+  "  priority OBJ [LEVEL]                the object's I/O priority, 0 (lowest)\n"
+  "                                      to 7, default 4: the drive's scans yield\n"
+  "                                      to higher-priority I/O (docs/qos.md)\n"
   "\n"
   "Options:\n"
   "  --device URI   nbd+unix:///?socket=PATH, nbd://HOST:PORT, file:PATH,\n"
@@ -95,7 +98,8 @@ static const struct command commands[] = {
   { "stats", cmd_stats }, { "profile", cmd_profile }, { "fsck", cmd_fsck }, { "events", cmd_events },
   { "partition", cmd_partition }, { "put", cmd_put }, { "get", cmd_get },
   { "ls", cmd_ls }, { "rm", cmd_rm }, { "stat", cmd_stat },
-  { "attr", cmd_attr }, { "cold", cmd_cold }, { "profiles", cmd_profiles },
+  { "attr", cmd_attr }, { "priority", cmd_priority }, { "cold", cmd_cold },
+  { "profiles", cmd_profiles },
   { "array", cmd_array },
 };
 

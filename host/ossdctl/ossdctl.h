@@ -38,6 +38,7 @@ int cmd_ls (struct ctl *c, int argc, char **argv);
 int cmd_rm (struct ctl *c, int argc, char **argv);
 int cmd_stat (struct ctl *c, int argc, char **argv);
 int cmd_attr (struct ctl *c, int argc, char **argv);
+int cmd_priority (struct ctl *c, int argc, char **argv);
 int cmd_array (struct ctl *c, int argc, char **argv);
 
 /* output.c */

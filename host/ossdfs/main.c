@@ -71,7 +71,9 @@ usage (FILE *f)
 "Extended attributes user.ossd.oid, user.ossd.pid and user.ossd.device\n"
 "name the object behind a file, user.ossd.layout where its stripes are\n"
 "(\"raid0 n=N unit=BYTES [uuid=U] drives=URI,...\"); user.ossd.stats is the mount's counters\n"
-"(set it to anything to reset them).  Unmount with fusermount3 -u MOUNTPOINT.\n");
+"(set it to anything to reset them).  user.ossd.priority (regular files, 0..7,\n"
+"default 4) is the file's I/O priority on its drives: the owner or root may set\n"
+"it (docs/qos.md).  Unmount with fusermount3 -u MOUNTPOINT.\n");
 }
 
 /* ---- init / destroy -------------------------------------------------------- */

@@ -219,6 +219,14 @@ void timed_unlink (fuse_req_t, fuse_ino_t, const char *);
 /* After every command that may have changed drive 0 / drive d (answered). */
 void fs_modified (struct fs *fs);
 void fs_modified_drive (struct fs *fs, uint32_t d);
+
+/* priority.c: user.ossd.priority of a regular file (docs/qos.md): its
+ * value as text into buf (length, or -errno), and setting it for caller
+ * (0 or -errno: EINVAL for anything but one digit 0..7, EPERM for another
+ * user's file without root). */
+int priority_xattr_get (struct fs *fs, struct inode *ip, char *buf, size_t cap);
+int priority_xattr_set (struct fs *fs, uid_t caller, struct inode *ip, const char *value,
+                        size_t size);
 /* FLUSH every drive that changed since its last FLUSH, the data drives
  * (N-1 down to 1) before drive 0; returns 0 or a negative errno (logged,
  * naming oid). */

@@ -16,7 +16,8 @@
  * directories too) is the mount's layout in the same form: the drives a
  * tablespace directory's files go to (pg_ossd deploys kernels to each).
  * user.ossd.cap and user.ossd.kernelcap hand the caller a capability
- * (caps.c). */
+ * (caps.c).  user.ossd.priority (regular files, the one writable name) is
+ * the file's I/O priority on its drives (priority.c, docs/qos.md). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -197,6 +198,21 @@ fsop_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
       fuse_reply_err (req, 0);
       return;
     }
+  if (strcmp (name, "user.ossd.priority") == 0)
+    {
+      if ((r = inode_get (fs, ino_to_oid (ino), &ip)) < 0)
+        {
+          fuse_reply_err (req, -r);
+          return;
+        }
+      pthread_mutex_lock (&ip->lock);
+      r = ip->removed ? -ENOENT
+        : priority_xattr_set (fs, fuse_req_ctx (req)->uid, ip, value, size);
+      pthread_mutex_unlock (&ip->lock);
+      inode_put (fs, ip);
+      fuse_reply_err (req, -r);
+      return;
+    }
   if (synthesized (name))
     {
       fuse_reply_err (req, EPERM);
@@ -295,6 +311,14 @@ fsop_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
   pthread_mutex_lock (&ip->lock);
   if ((n = caps_xattr (fs, req, ip, name, sbuf, sizeof sbuf)) != 0)
     {
+      if (n < 0)
+        r = n;
+      val = sbuf;
+      len = n > 0 ? (size_t) n : 0;
+    }
+  else if (strcmp (name, "user.ossd.priority") == 0)
+    {
+      n = priority_xattr_get (fs, ip, sbuf, sizeof sbuf);
       if (n < 0)
         r = n;
       val = sbuf;

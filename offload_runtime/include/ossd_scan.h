@@ -368,6 +368,10 @@ struct ossd_scan_request
   uint64_t limit;              /* rows mode: stop after this many rows (0 = none) */
   uint32_t max_groups;         /* per worker; 0 = 65536 */
   uint32_t workers;            /* 0/1 = one thread; at most OSSD_SCAN_MAX_WORKERS */
+  int32_t worker_nice;         /* > 0: the worker threads' nice value (a
+                                * low-priority scan gives way on the CPUs;
+                                * docs/qos.md), the calling thread's too
+                                * when one worker runs in it; 0: unchanged */
   uint32_t chunk_bytes;        /* target size of one chunk's rows; 0 = 64 KiB */
   bool data_checksums;         /* the cluster has data checksums: verify every
                                 * page's pd_checksum before scanning it */

@@ -144,6 +144,33 @@ st=$(getfattr --absolute-names --only-values -n user.ossd.stats "$mnt")
 echo "$st" | awk '$1 == "drive.flush_skipped" && $2 > 0 {ok = 1} END {exit !ok}' && tap_ok "the second FLUSH is skipped (nothing changed)" \
   || tap_not_ok "the second FLUSH is skipped" "$(echo "$st" | tr '\n' ' ')"
 
+# ---- user.ossd.priority: the file's I/O priority on the drive (docs/qos.md) -------
+echo p >"$mnt/prio"
+prio () { getfattr --absolute-names --only-values -n user.ossd.priority "$1" 2>&1; }
+[ "$(prio "$mnt/prio")" = 4 ] && tap_ok "user.ossd.priority of a new file: the default, 4" \
+  || tap_not_ok "user.ossd.priority default" "$(prio "$mnt/prio")"
+setfattr -n user.ossd.priority -v 6 "$mnt/prio"
+poid=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/prio")
+[ "$(prio "$mnt/prio") $("$ctl" priority "1:$poid")" = "6 6" ] \
+  && tap_ok "setfattr user.ossd.priority 6: the drive's object has it (ossdctl priority)" \
+  || tap_not_ok "user.ossd.priority 6" "$(prio "$mnt/prio") / $("$ctl" priority "1:$poid" 2>&1)"
+out=$(setfattr -n user.ossd.priority -v 8 "$mnt/prio" 2>&1)
+case $out in *"Invalid argument"*) tap_ok "user.ossd.priority 8 is refused (EINVAL), 6 kept: $(prio "$mnt/prio")" ;;
+  *) tap_not_ok "user.ossd.priority 8 is refused" "$out" ;; esac
+chown postgres "$mnt/prio"; echo q >"$mnt/prio.root"
+runuser -u postgres -- setfattr -n user.ossd.priority -v 1 "$mnt/prio" \
+  && [ "$(prio "$mnt/prio")" = 1 ] && tap_ok "the owner sets its file's priority" \
+  || tap_not_ok "the owner sets its file's priority" "$(prio "$mnt/prio")"
+chmod 666 "$mnt/prio.root"   # writable: past the kernel's own check, ossdfs says no
+out=$(runuser -u postgres -- setfattr -n user.ossd.priority -v 0 "$mnt/prio.root" 2>&1)
+case $out in *"not permitted"*) tap_ok "another user's file, even writable: EPERM, $(prio "$mnt/prio.root") kept" ;;
+  *) tap_not_ok "another user's file: EPERM" "$out" ;; esac
+out=$(setfattr -n user.ossd.priority -v 3 "$mnt/sx" 2>&1)
+case $out in *"Invalid argument"*) tap_ok "a directory has no priority (EINVAL)" ;;
+  *) tap_not_ok "a directory has no priority" "$out" ;; esac
+getfattr --absolute-names -d -m - "$mnt/prio" 2>/dev/null | grep -q priority \
+  && tap_not_ok "user.ossd.priority is not listed" || tap_ok "user.ossd.priority is not listed (synthesized)"
+
 # ---- statfs -----------------------------------------------------------------
 blocks=$(stat -f -c '%b %S' "$mnt")
 set -- $blocks

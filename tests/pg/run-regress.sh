@@ -120,6 +120,8 @@ for t in ossd_candidates ossd_quals ossd_aggregates ossd_joins_params ossd_paral
 done
 
 run_suite "ossd_collate" "" ossd_collate
+# a relation's I/O priority on the drive (docs/qos.md)
+run_suite "ossd_priority" "" ossd_priority
 run_suite "ossd_vacuum" "" ossd_vacuum
 # join filters: present where safe, absent where not, answers as offload off
 run_suite "ossd_join_filter" "" ossd_join_filter
