@@ -45,7 +45,8 @@ fsop_open (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
   else
     ip->nopen++;
   pthread_mutex_unlock (&ip->lock);
-  fi->keep_cache = 1;           /* this mount is the only writer */
+  fi->keep_cache = !fs->direct_io;    /* this mount is the only writer */
+  fi->direct_io = fs->direct_io;
   if (r < 0)
     fuse_reply_err (req, -r);
   else if (fuse_reply_open (req, fi) != 0)

@@ -59,6 +59,9 @@ usage (FILE *f)
 "                      before sleeping: a wake-up costs tens of microseconds\n"
 "                      on a VM (default 200; 0 = sleep at once, no CPU spent)\n"
 "  --threads N         request threads at most (default 32)\n"
+"  --direct-io         no page cache for file data: every read and write goes\n"
+"                      to the drive (benchmarks of the drive under a host that\n"
+"                      cannot cache, e.g. bench/qos/run-pgbench)\n"
 "  --key-file FILE     the drive's master key (default: $OSSD_KEY_FILE, else\n"
 "                      ossd.key in $OSSD_RUNDIR or /run/ossd; not for inproc:);\n"
 "                      one per --device on an array, in order (default there:\n"
@@ -163,7 +166,7 @@ struct options
   uint64_t pid;
   uint32_t timeout_ms, slots, spin_us, threads;
   double cache_s;
-  bool foreground, debug, no_killpriv_v2;
+  bool foreground, debug, no_killpriv_v2, direct_io;
 };
 
 static int
@@ -220,7 +223,7 @@ parse_args (int argc, char **argv, struct options *o)
 {
   enum { OPT_DEVICE = 256, OPT_PARTITION, OPT_LOG, OPT_TIMEOUT, OPT_SLOTS,
          OPT_CACHE, OPT_NO_KILLPRIV, OPT_SPIN, OPT_THREADS, OPT_KEY_FILE,
-         OPT_KERNEL_GROUP, OPT_CAP_TTL, OPT_STRIPE_UNIT };
+         OPT_KERNEL_GROUP, OPT_CAP_TTL, OPT_STRIPE_UNIT, OPT_DIRECT_IO };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, OPT_DEVICE },
     { "partition", required_argument, NULL, OPT_PARTITION },
@@ -234,6 +237,7 @@ parse_args (int argc, char **argv, struct options *o)
     { "key-file", required_argument, NULL, OPT_KEY_FILE },
     { "kernel-group", required_argument, NULL, OPT_KERNEL_GROUP },
     { "cap-ttl-s", required_argument, NULL, OPT_CAP_TTL },
+    { "direct-io", no_argument, NULL, OPT_DIRECT_IO },
     { "stripe-unit", required_argument, NULL, OPT_STRIPE_UNIT },
     { "foreground", no_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
@@ -316,6 +320,7 @@ parse_args (int argc, char **argv, struct options *o)
             return -1;
           }
         break;
+      case OPT_DIRECT_IO: o->direct_io = true; break;
       case 'o':
         if (add_fuse_opts (o, optarg) < 0)
           return -1;
@@ -397,6 +402,7 @@ main (int argc, char **argv)
   copts.before_wait = loop_before_drive_wait;
   copts.before_wait_arg = &fs;
   fs.cap_ttl_ns = o.cap_ttl_s * 1000000000ull;
+  fs.direct_io = o.direct_io;
   if (o.kernel_group)
     {
       struct group *g = getgrnam (o.kernel_group);

@@ -641,7 +641,8 @@ fsop_create (fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
   fill_entry (fs, ip, &e);
   pthread_mutex_unlock (&ip->lock);
   inode_lookup_ref (fs, ip);
-  fi->keep_cache = 1;
+  fi->keep_cache = !fs->direct_io;
+  fi->direct_io = fs->direct_io;
   if (fuse_reply_create (req, &e, fi) != 0)
     {
       inode_forget (fs, ip->oid, 1);

@@ -178,6 +178,7 @@ struct fs
                                  (killpriv.c) */
   /* Capabilities handed to callers (caps.c). */
   uint64_t cap_ttl_ns;
+  bool direct_io;             /* --direct-io: no page cache for file data */
   bool kernel_group_set;
   gid_t kernel_gid;
   struct fs_space space;      /* space.c */

@@ -128,7 +128,8 @@ pgenv_up_selected () {
 
 # ossdfs on the drive(s) of $ofs_devargs, the cluster, tablespace "ossd"
 pgenv_cluster_up () {
-  fs_mount --kernel-group postgres || return 1
+  # shellcheck disable=SC2086  # $pgenv_ossdfs_opts: more ossdfs options (bench/qos)
+  fs_mount --kernel-group postgres ${pgenv_ossdfs_opts:-} || return 1
   mkdir -p "$mnt/ts"
   chown postgres: "$mnt/ts"
   pg_init || { cat "$work/initdb.log" >&2; return 1; }
