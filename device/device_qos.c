@@ -34,14 +34,6 @@
  * for a paced scan's read-ahead (a reader's next request is on its way). */
 #define QOS_QUIET_NS 1000000ull
 
-static uint64_t
-qos_now_ns (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 static unsigned
 clamp_priority (unsigned prio)
 {
@@ -57,7 +49,7 @@ device_qos_begin (ossd_device_t *dev, unsigned prio)
 void
 device_qos_end (ossd_device_t *dev, unsigned prio)
 {
-  atomic_store (&dev->qos.last_end_ns[clamp_priority (prio)], qos_now_ns ());
+  atomic_store (&dev->qos.last_end_ns[clamp_priority (prio)], device_now_ns ());
   atomic_fetch_sub (&dev->qos.inflight[clamp_priority (prio)], 1);
 }
 
@@ -78,7 +70,7 @@ device_qos_contended (ossd_device_t *dev, unsigned prio)
     return false;
   if (higher_in_flight (dev, prio))
     return true;
-  uint64_t now = qos_now_ns ();
+  uint64_t now = device_now_ns ();
   for (unsigned p = clamp_priority (prio) + 1; p <= FTL_PRIORITY_MAX; p++)
     if (now - atomic_load (&dev->qos.last_end_ns[p]) < QOS_QUIET_NS)
       return true;
@@ -90,7 +82,7 @@ device_qos_yield (ossd_device_t *dev, unsigned prio)
 {
   if (dev->opts.qos_off || !higher_in_flight (dev, prio))
     return;
-  uint64_t t0 = qos_now_ns ();
+  uint64_t t0 = device_now_ns ();
   uint64_t deadline = t0 + (uint64_t) dev->opts.qos_defer_us * 1000ull;
   uint64_t now = t0;
   while (higher_in_flight (dev, prio))
@@ -102,7 +94,7 @@ device_qos_yield (ossd_device_t *dev, unsigned prio)
         }
       struct timespec step = { 0, (long) QOS_STEP_NS };
       nanosleep (&step, NULL);
-      now = qos_now_ns ();
+      now = device_now_ns ();
     }
   atomic_fetch_add (&dev->qos.yields, 1);
   atomic_fetch_add (&dev->qos.yield_ns, now - t0);

@@ -4,6 +4,7 @@
 #define BENCH_ARGS_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,27 @@ bench_parse_size (const char *s, uint64_t *out)
     return -EINVAL;
   *out = (uint64_t) v;
   return 0;
+}
+
+/* A progress message on stderr, unless quiet. */
+static inline void __attribute__ ((format (printf, 2, 3)))
+bench_note (bool quiet, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (quiet)
+    return;
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+}
+
+/* "PROG: WHAT: MSG" on stderr, and exit 1. */
+static inline void __attribute__ ((noreturn))
+bench_die (const char *prog, const char *what, const char *msg)
+{
+  fprintf (stderr, "%s: %s: %s\n", prog, what, msg);
+  exit (1);
 }
 
 /* "\r<label> [#####.....]  42.0%  3.1s" on stderr; final ends the line. */

@@ -48,24 +48,8 @@ static const char *phase_name[NPHASE] = { "reads alone", "beside scan, QoS on",
 static const char *phase_key[NPHASE] = { "alone", "qos_on", "qos_off" };
 
 static bool quiet;
-
-static void
-progress (const char *fmt, ...)
-{
-  if (quiet)
-    return;
-  va_list ap;
-  va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
-  va_end (ap);
-}
-
-static void
-die (const char *what, const char *msg)
-{
-  fprintf (stderr, "bench_qos: %s: %s\n", what, msg);
-  exit (1);
-}
+#define progress(...) bench_note (quiet, __VA_ARGS__)
+#define die(what, msg) bench_die ("bench_qos", what, msg)
 
 struct lat
 {
