@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "bench_clock.h"
 #include "c_q6.h"
 #include "libossd.h"
@@ -53,23 +54,8 @@
 static bool quiet;
 static bool profiler_vs;        /* --profiler-vs: drive with the profiler off */
 
-static void
-progress (const char *fmt, ...)
-{
-  if (quiet)
-    return;
-  va_list ap;
-  va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
-  va_end (ap);
-}
-
-static void
-die (const char *what, const char *msg)
-{
-  fprintf (stderr, "bench_drivescan: %s: %s\n", what, msg);
-  exit (1);
-}
+#define progress(...) bench_note (quiet, __VA_ARGS__)
+#define die(what, msg) bench_die ("bench_drivescan", what, msg)
 
 /* ---- the drive ---- */
 

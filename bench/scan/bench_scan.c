@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_args.h"
 #include "bench_clock.h"
 #include "lineitem.h"
 #include "ossd_jit.h"
@@ -42,23 +43,8 @@ static const char *eng_name[NENG] = { "c", "interp", "jit" };
 static bool quiet;
 static struct ossd_jit_options jit_opt = { .opt_level = 2 };
 
-static void
-progress (const char *fmt, ...)
-{
-  if (quiet)
-    return;
-  va_list ap;
-  va_start (ap, fmt);
-  vfprintf (stderr, fmt, ap);
-  va_end (ap);
-}
-
-static void
-die (const char *what, const char *msg)
-{
-  fprintf (stderr, "bench_scan: %s: %s\n", what, msg);
-  exit (1);
-}
+#define progress(...) bench_note (quiet, __VA_ARGS__)
+#define die(what, msg) bench_die ("bench_scan", what, msg)
 
 /* ---- what 2 threads can get on this machine right now: a pure compute
  * loop run by 1 thread, then by 2 threads at once (same work each) ---- */
