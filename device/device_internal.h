@@ -148,6 +148,8 @@ struct ossd_device
 void device_qos_begin (ossd_device_t *dev, unsigned prio);
 void device_qos_end (ossd_device_t *dev, unsigned prio);
 void device_qos_yield (ossd_device_t *dev, unsigned prio);
+/* A scan batch's read starts: yield, then count it (end: device_qos_end) */
+void device_qos_scan_begin (ossd_device_t *dev, unsigned prio);
 /* Is higher-priority work in flight, or was it a moment ago?  A paced
  * scan then reads no batch ahead (its reservations would be in the way). */
 bool device_qos_contended (ossd_device_t *dev, unsigned prio);

@@ -68,11 +68,10 @@ device_qos_contended (ossd_device_t *dev, unsigned prio)
 {
   if (dev->opts.qos_off)
     return false;
-  if (higher_in_flight (dev, prio))
-    return true;
   uint64_t now = device_now_ns ();
   for (unsigned p = clamp_priority (prio) + 1; p <= FTL_PRIORITY_MAX; p++)
-    if (now - atomic_load (&dev->qos.last_end_ns[p]) < QOS_QUIET_NS)
+    if (atomic_load (&dev->qos.inflight[p])
+        || now - atomic_load (&dev->qos.last_end_ns[p]) < QOS_QUIET_NS)
       return true;
   return false;
 }
@@ -98,6 +97,13 @@ device_qos_yield (ossd_device_t *dev, unsigned prio)
     }
   atomic_fetch_add (&dev->qos.yields, 1);
   atomic_fetch_add (&dev->qos.yield_ns, now - t0);
+}
+
+void
+device_qos_scan_begin (ossd_device_t *dev, unsigned prio)
+{
+  device_qos_yield (dev, prio);
+  device_qos_begin (dev, prio);
 }
 
 int

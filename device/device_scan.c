@@ -165,8 +165,7 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
 
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
-  device_qos_yield (j->dev, j->priority);
-  device_qos_begin (j->dev, j->priority);
+  device_qos_scan_begin (j->dev, j->priority);
   r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
                 (uint64_t) block * OSSD_PG_BLCKSZ, page, OSSD_PG_BLCKSZ, &got, &fe);
   device_qos_end (j->dev, j->priority);
@@ -300,8 +299,7 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
 
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
-  device_qos_yield (j->dev, j->priority);
-  device_qos_begin (j->dev, j->priority);
+  device_qos_scan_begin (j->dev, j->priority);
   if (ftl_pace_clock (j->dev->ftl))
     r = paced_read_blocks (j, target, block, count, pages, &got, &fe);
   else
@@ -355,8 +353,7 @@ scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, voi
       snprintf (err, errlen, "in-place read: out of memory");
       return -ENOMEM;
     }
-  device_qos_yield (j->dev, j->priority);
-  device_qos_begin (j->dev, j->priority);
+  device_qos_scan_begin (j->dev, j->priority);
   r = ftl_read_pinned (j->dev->ftl, j->target_pid[target], j->target_oid[target],
                        (uint64_t) block * OSSD_PG_BLCKSZ, OSSD_PG_BLCKSZ, count, scratch,
                        pages, pin, &fe);

@@ -518,7 +518,10 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	{
 		List	   *mapped = NIL;
 		List	   *projected = NIL;
+		bool	   *stored = palloc0(sizeof(bool) * (list_length(outs) + 1));
 		int		   *devcol = palloc(sizeof(int) * (list_length(outs) + 1));
+		int			nmapped = 0;
+		int			nstored = 0;
 		ListCell   *sc;
 
 		/*
@@ -538,18 +541,14 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 				if (!IsA(o, Var))
 					return NULL;
 				projected = lappend(projected, o);
-				devcol[foreach_current_index(lc)] = -list_length(projected);
+				stored[foreach_current_index(lc)] = true;
 			}
 			else
-			{
 				mapped = lappend(mapped, o);
-				devcol[foreach_current_index(lc)] = list_length(mapped) - 1;
-			}
 		}
 		/* the device's column numbers: the map's outputs, then the projected */
 		for (int j = 0; j < list_length(outs); j++)
-			if (devcol[j] < 0)
-				devcol[j] = list_length(mapped) - devcol[j] - 1;
+			devcol[j] = stored[j] ? list_length(mapped) + nstored++ : nmapped++;
 		foreach(lc, groupby)
 			lfirst_int(lc) = devcol[lfirst_int(lc)];
 		foreach(sc, aggspecs)

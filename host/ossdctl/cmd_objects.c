@@ -367,19 +367,13 @@ cmd_priority (struct ctl *c, int argc, char **argv)
   ossd_error err;
   ossd_t *h;
   int r;
-  char *args[2];
+  char *args[3];
   int n = 0;
 
-  for (int i = 0; i < argc; i++)
-    if (strcmp (argv[i], "--json") != 0 && n < 3)
-      {
-        if (n == 2)
-          {
-            n = 3;
-            break;
-          }
-        args[n++] = argv[i];
-      }
+  /* the operands, without a --json among them (main has seen it) */
+  for (int i = 0; i < argc && n < 3; i++)
+    if (strcmp (argv[i], "--json") != 0)
+      args[n++] = argv[i];
   argc = n;
   argv = args;
   if (argc < 1 || argc > 2 || need_object ("priority", argv[0], &pid, &oid) < 0
