@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,9 +50,13 @@ device_build_control (ossd_device_t *dev)
     c->capacity_bytes = fi.capacity_bytes;
   c->feature_bits = OSSD_FEATURE_EVENTS | OSSD_FEATURE_COMPOUND
     | OSSD_FEATURE_SCAN | OSSD_FEATURE_ACK_IN_WRITE | OSSD_FEATURE_JOIN_FILTER
-    | OSSD_FEATURE_CAPABILITIES;
+    | OSSD_FEATURE_CAPABILITIES | OSSD_FEATURE_PARITY_SCAN;
   c->lease_ms = dev->opts.lease_ms;
   c->poll_timeout_ms = dev->opts.poll_timeout_ms;
+  while (c->boot_nonce == 0
+         && getrandom (&c->boot_nonce, sizeof c->boot_nonce, 0)
+         != (ssize_t) sizeof c->boot_nonce)
+    c->boot_nonce = (uint32_t) device_now_ns () | 1;
 }
 
 int

@@ -461,7 +461,8 @@ striped_ranges (const Ossd__ScanTarget *st, struct ossd_block_range *out)
       struct ossd_block_range *o = out ? out + n : NULL;
       size_t got = ossd_stripe_local_ranges (st->stripe_unit_blocks,
                                              st->stripe_index,
-                                             st->stripe_count, &h, 1, o,
+                                             st->stripe_count,
+                                             st->stripe_parity, &h, 1, o,
                                              SIZE_MAX);
       /* a piece adjacent to the previous range's last one merges */
       if (out && n && got && out[n - 1].start + out[n - 1].count == o[0].start)
@@ -509,7 +510,9 @@ share_tuple_offsets (const Ossd__ScanTarget *st, uint8_t **out, uint32_t *outlen
             return -EINVAL;
           }
         size_t n = 2 + 2 * (size_t) ossd_rd16 (in + pos);
-        if ((heap / st->stripe_unit_blocks) % st->stripe_count == st->stripe_index)
+        if (ossd_stripe_unit_drive (heap / st->stripe_unit_blocks,
+                                    st->stripe_count, st->stripe_parity)
+            == st->stripe_index)
           {
             memcpy (buf + o, in + pos, n);
             o += n;
@@ -599,11 +602,14 @@ scan_translate (struct scan_job *j)
         }
       if (s->targets[t]->stripe_count > 1
           && (s->targets[t]->stripe_unit_blocks == 0
-              || s->targets[t]->stripe_index >= s->targets[t]->stripe_count))
+              || s->targets[t]->stripe_index >= s->targets[t]->stripe_count
+              || s->targets[t]->stripe_parity > 1
+              || (s->targets[t]->stripe_parity && s->targets[t]->stripe_count < 3)))
         {
-          snprintf (j->err, sizeof j->err, "SCAN: target %zu: stripe geometry (drive %u of %u, unit %u blocks) is impossible",
+          snprintf (j->err, sizeof j->err, "SCAN: target %zu: stripe geometry (drive %u of %u, unit %u blocks, parity %u) is impossible",
                     t, s->targets[t]->stripe_index, s->targets[t]->stripe_count,
-                    s->targets[t]->stripe_unit_blocks);
+                    s->targets[t]->stripe_unit_blocks,
+                    s->targets[t]->stripe_parity);
           return -EINVAL;
         }
       nr += striped_range_count (s->targets[t]);
@@ -654,6 +660,7 @@ scan_translate (struct scan_job *j)
           j->targets[t].stripe_unit_blocks = st->stripe_unit_blocks;
           j->targets[t].stripe_index = st->stripe_index;
           j->targets[t].stripe_count = st->stripe_count;
+          j->targets[t].stripe_parity = st->stripe_parity;
           j->targets[t].nranges = (uint32_t) striped_ranges (st, &j->ranges[nr]);
         }
       else

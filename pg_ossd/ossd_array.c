@@ -8,7 +8,10 @@
  * is on drive k % N, in one object with the same (PID, OID) on every
  * drive.  Its user.ossd.layout attribute says so ("raid0 n=N unit=BYTES
  * [uuid=U] drives=URI,..."), and user.ossd.array on any inode, the
- * tablespace directory too, gives the mount's layout.
+ * tablespace directory too, gives the mount's layout.  RAID-5 ("raid5
+ * ...") puts one parity unit in every row of N units (ossd_scan.h); its
+ * "out=D" names a drive that is out of the array: the blocks it held are
+ * the host's, which ossdfs rebuilds from the other drives.
  *
  * This file owns what pg_ossd needs of that: the layout of a segment
  * (OssdArray: the drives in array order, the unit, per-drive statistics),
@@ -37,6 +40,7 @@
 #include "libossd.h"
 #include "ossd_array.h"
 #include "ossd_exec.h"
+#include "ossd_scan.h"
 #include "pg_ossd.h"
 
 static bool
@@ -99,6 +103,8 @@ array_from_layout(const char *text, const char *what, bool noerror)
 	a = palloc0(sizeof(OssdArray));
 	a->ndrives = (int) l.n;
 	a->unit_blocks = (uint32) (l.unit / BLCKSZ);
+	a->parity = l.level == OSSD_ARRAY_RAID5;
+	a->out_mask = l.out_mask;
 	a->uris = palloc(sizeof(char *) * l.n);
 	for (uint32 d = 0; d < l.n; d++)
 		a->uris[d] = pstrdup(l.uris[d]);
@@ -144,6 +150,23 @@ ossd_array_target(const OssdArray *a, int drive, Ossd__ScanTarget *t)
 	t->stripe_unit_blocks = a->unit_blocks;
 	t->stripe_index = (uint32) drive;
 	t->stripe_count = (uint32) a->ndrives;
+	t->stripe_parity = a->parity ? 1 : 0;
+}
+
+/*
+ * Whether segment block `segblk` is on a drive that is out of the array
+ * (RAID-5, degraded): the host reads it, through ossdfs.
+ */
+bool
+ossd_array_block_out(const OssdArray *a, uint32 segblk)
+{
+	uint32		d;
+
+	if (a == NULL || a->out_mask == 0)
+		return false;
+	d = ossd_stripe_unit_drive(segblk / a->unit_blocks, (uint32) a->ndrives,
+							   a->parity ? 1 : 0);
+	return (a->out_mask >> d) & 1;
 }
 
 /* How many of the blocks of ranges (of one segment) member `drive` holds. */
@@ -163,7 +186,8 @@ ossd_array_drive_blocks(const OssdArray *a, int drive,
 			uint64		k = b / a->unit_blocks;
 			uint64		stop = Min((k + 1) * a->unit_blocks, end);
 
-			if (k % a->ndrives == (uint64) drive)
+			if (ossd_stripe_unit_drive(k, (uint32) a->ndrives, a->parity ? 1 : 0)
+				== (uint32) drive)
 				n += stop - b;
 			b = stop;
 		}

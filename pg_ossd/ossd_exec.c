@@ -854,6 +854,14 @@ start_drive_stream(OssdScanState *ss, Ossd__Request *req, List *segs,
 	 */
 	if (ossd_slots_all_busy(o))
 		return false;
+
+	/*
+	 * A drive that does not know parity layouts would read a RAID-5 one as
+	 * RAID-0: the host scans instead.
+	 */
+	if (ss->array && ss->array->parity &&
+		!(ossd_control_block(o)->feature_bits & OSSD_FEATURE_PARITY_SCAN))
+		return false;
 	attach_segment_capabilities(rel, segs, drive, o);
 	if (s->nreaders == 0)
 		ossd_joinfilter_fill(ss, req->scan, ossd_control_block(o)->feature_bits);
@@ -1152,6 +1160,9 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 						 (int) (blk % RELSEG_SIZE) >= sp->nblocks))
 			to_drive = false;
 		if (to_drive && nranges >= 60000 && !(cur && cur->start + cur->count == blk % RELSEG_SIZE))
+			to_drive = false;
+		/* a degraded RAID-5 array: the lost drive's blocks are rebuilt by ossdfs */
+		if (to_drive && ossd_array_block_out(ss->array, blk % RELSEG_SIZE))
 			to_drive = false;
 		if (to_drive && VM_ALL_VISIBLE(rel, blk, &vmbuf))
 		{

@@ -107,6 +107,8 @@ typedef struct OssdArray
 {
 	int			ndrives;
 	uint32		unit_blocks;	/* stripe unit in heap blocks */
+	bool		parity;			/* RAID-5: a parity unit in every row */
+	uint64		out_mask;		/* RAID-5 drives out of the array */
 	char	  **uris;			/* in array order; uris[0] is ss->uri */
 	uint64	   *blocks;			/* heap blocks sent to each drive */
 	uint64	   *rows;			/* rows each drive returned */
@@ -238,6 +240,7 @@ extern void ossd_agg_explain(OssdScanState *ss, List *dpcontext, struct ExplainS
 /* ossd_array.c */
 extern OssdArray *ossd_segment_array(Relation rel, int segno, const char *uri0);
 extern void ossd_array_target(const OssdArray *a, int drive, Ossd__ScanTarget *t);
+extern bool ossd_array_block_out(const OssdArray *a, uint32 segblk);
 extern uint64 ossd_array_drive_blocks(const OssdArray *a, int drive,
 									  Ossd__BlockRange *const *ranges, size_t nranges);
 extern void ossd_array_segment_capability(Relation rel, int segno, int drive, ossd_t *o);

@@ -166,7 +166,7 @@ ossd_control_encode (const struct ossd_control *c, void *lba)
     le.slot_owner[i] = htole64 (c->slot_owner[i]);
   le.device_id = htole64 (c->device_id);
   le.crc32c = 0;
-  le.pad = 0;
+  le.boot_nonce = htole32 (c->boot_nonce);
   memset (lba, 0, OSSD_LBA_SIZE);
   le.crc32c = htole32 (ossd_crc32c (0, &le, sizeof le));
   memcpy (lba, &le, sizeof le);
@@ -208,7 +208,7 @@ ossd_control_decode (const void *lba, struct ossd_control *c, char *why,
     c->slot_owner[i] = le64toh (le.slot_owner[i]);
   c->device_id = le64toh (le.device_id);
   c->crc32c = crc;
-  c->pad = 0;
+  c->boot_nonce = le32toh (le.boot_nonce);
   if (c->version != OSSD_PROTO_VERSION)
     {
       snprintf (why, whylen, "drive speaks channel protocol %u, host speaks %u",

@@ -92,6 +92,12 @@ void ossd_disconnect (ossd_t *o);
 
 const struct ossd_control *ossd_control_block (ossd_t *o);
 const char *ossd_uri (ossd_t *o);
+/* How many times the handle, opening the drive again after its connection
+ * was lost, found that the drive had restarted (another boot nonce in its
+ * control block, or none).  A drive that restarted may have lost writes it
+ * had not FLUSHed: ossdfs watches this so that it never calls them
+ * durable. */
+uint64_t ossd_drive_restarts (ossd_t *o);
 
 /* Generic call: send req, receive the (first) response.  *resp is
  * allocated by protobuf-c: free it with ossd__response__free_unpacked(resp,

@@ -361,6 +361,8 @@ client_reconnect (ossd_t *o, ossd_error *err)
   if (r == 0)
     {
       ossd_transport_close (old);
+      if (ctl.boot_nonce == 0 || ctl.boot_nonce != o->ctl.boot_nonce)
+        o->restarts++;
       o->ctl = ctl;
       client_slots_free (o);
       o->nonce = random_u64 ();
@@ -945,4 +947,15 @@ const char *
 ossd_uri (ossd_t *o)
 {
   return o->uri;
+}
+
+uint64_t
+ossd_drive_restarts (ossd_t *o)
+{
+  uint64_t n;
+
+  pthread_mutex_lock (&o->lock);
+  n = o->restarts;
+  pthread_mutex_unlock (&o->lock);
+  return n;
 }

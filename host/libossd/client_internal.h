@@ -52,6 +52,7 @@ struct ossd
   struct ossd_cap *caps;
   size_t n_caps;
   bool reconnecting;           /* a thread is replacing t (client_reconnect) */
+  uint64_t restarts;           /* reconnects that found the drive restarted */
   unsigned bare_users;         /* calls using t without a slot (volume, events) */
 };
 

@@ -19,7 +19,8 @@
  * has some; fs_flush takes the data drives first and drive 0 (the
  * metadata) last, so what drive 0 says was made durable after the data it
  * describes (inode_store also FLUSHes the drives before it stores a size
- * that grew: docs/arrays.md). */
+ * that grew: docs/arrays.md).  A RAID-5 drive that is out of the array is
+ * not FLUSHed; one whose FLUSH fails is taken out (parity.c). */
 #include <errno.h>
 #include <stdio.h>
 
@@ -37,6 +38,19 @@ fs_modified (struct fs *fs)
   fs_modified_drive (fs, 0);
 }
 
+bool
+fs_drive_lost_writes (struct fs *fs, uint32_t d)
+{
+  struct fs_drive *dv = &fs->drive[d];
+  uint64_t n = ossd_drive_restarts (dv->o);
+
+  if (n == atomic_load (&dv->restarts_seen))
+    return false;
+  atomic_store (&dv->restarts_seen, n);
+  return atomic_load (&dv->mod_gen) != 0
+    && atomic_load (&dv->mod_gen) != atomic_load (&dv->flushed_gen);
+}
+
 int
 fs_flush_drive (struct fs *fs, uint32_t d, uint64_t oid)
 {
@@ -46,13 +60,27 @@ fs_flush_drive (struct fs *fs, uint32_t d, uint64_t oid)
   ossd_error err = { 0 };
   int r;
 
-  if (atomic_load (&dv->flushed_gen) == gen)
+  if (atomic_load (&dv->flushed_gen) == gen || atomic_load (&dv->failed))
     {
       stats_done (fs, SC_DRIVE_FLUSH_SKIPPED, 0);
       return 0;
     }
   r = ossd_flush (dv->o, &err);
   stats_done (fs, SC_DRIVE_FLUSH, t0);
+  if (r == 0 && fs_drive_lost_writes (fs, d))
+    {
+      /* The FLUSH went to a drive that restarted after changes this mount
+       * had not FLUSHed: they may be gone, and a success would say they
+       * are durable.  RAID-5 keeps them in the others' parity. */
+      snprintf (err.msg, sizeof err.msg,
+                "the drive restarted after writes that were not yet FLUSHed: they may be lost");
+      err.status = OSSD_STATUS_TRANSPORT;
+      err.errnum = EIO;
+      r = -EIO;
+    }
+  if (r < 0 && d != 0 && fs_parity (fs) && err.status == OSSD_STATUS_TRANSPORT
+      && parity_drive_failed (fs, d, err.msg) == 0)
+    return 0;                   /* RAID-5: the others hold what it held */
   if (r < 0)
     {
       char cmd[600];

@@ -92,6 +92,7 @@ inode_free (struct inode *ip)
   free (ip->promise);
   free (ip->dlen);
   pthread_mutex_destroy (&ip->lock);
+  pthread_mutex_destroy (&ip->parity_lock);
   free (ip);
 }
 
@@ -133,6 +134,7 @@ inode_alloc (uint64_t oid)
     return NULL;
   ip->oid = oid;
   pthread_mutex_init (&ip->lock, NULL);
+  pthread_mutex_init (&ip->parity_lock, NULL);
   return ip;
 }
 
@@ -358,8 +360,7 @@ inode_stat (const struct inode *ip, struct stat *st)
 static int
 inode_store_striped (struct fs *fs, struct inode *ip)
 {
-  uint64_t want0 = ossd_stripe_drive_length (fs->unit, fs->ndrives,
-                                             ip->size, 0);
+  uint64_t want0 = ossd_geom_drive_length (&fs->geom, ip->size, 0);
   bool lengths = ip->writers == 0;
   struct batch b;
   int r;

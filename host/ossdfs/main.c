@@ -393,6 +393,7 @@ main (int argc, char **argv)
   fs.timeout = o.cache_s;
   pthread_mutex_init (&fs.lock, NULL);
   pthread_mutex_init (&fs.ns_lock, NULL);
+  pthread_mutex_init (&fs.state_lock, NULL);
   space_init (&fs);
   copts.slots = 2;
   copts.max_slots = o.slots;
@@ -487,14 +488,21 @@ main (int argc, char **argv)
     fs.daemon = true;
   setvbuf (stderr, NULL, _IOLBF, 0);
   if (fs_striped (&fs))
-    fs_log (&fs, "mounted partition %llu of a %u-drive array (unit %llu, drive 0 %s) on %s",
+    fs_log (&fs, "mounted partition %llu of a %u-drive array (%s, unit %llu, drive 0 %s) on %s",
             (unsigned long long) fs.pid, fs.ndrives,
+            ossd_array_level_name (fs.geom.level),
             (unsigned long long) fs.unit, fs.uri, o.mountpoint);
   else
     fs_log (&fs, "mounted partition %llu of %s on %s",
             (unsigned long long) fs.pid, fs.uri, o.mountpoint);
 
+  if ((r = parity_watch_start (&fs)) < 0)
+    {
+      fs_log (&fs, "cannot watch the drives of the array: %s", strerror (-r));
+      goto out_unmount;
+    }
   status = loop_run (fs.loop) != 0;
+  parity_watch_stop (&fs);
 
 out_unmount:
   fuse_session_unmount (se);

@@ -371,13 +371,17 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
         r = -EINVAL;
       if (!(to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)))
         nd.mtime = now;
+      /* RAID-5: the parity of the row the cut ends in, before the cut */
+      if (r == 0 && ip->dlen && fs_parity (fs)
+          && (uint64_t) attr->st_size < ip->size)
+        r = parity_cut_row (fs, ip, (uint64_t) attr->st_size);
       if (ip->dlen)
         {
           /* drive 0's share and the size now; the data drives' after */
           batch_set_length (&b, fs->pid, ip->oid,
-                            ossd_stripe_drive_length (fs->unit, fs->ndrives,
-                                                      (uint64_t) attr->st_size,
-                                                      0));
+                            ossd_geom_drive_length (&fs->geom,
+                                                    (uint64_t) attr->st_size,
+                                                    0));
           batch_size (&b, fs, ip->oid, (uint64_t) attr->st_size);
         }
       else
@@ -420,8 +424,8 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
         && ip->size != ip->meta_size;
       if ((to_set & FUSE_SET_ATTR_SIZE) && ip->dlen)
         {
-          ip->dlen[0] = ossd_stripe_drive_length (fs->unit, fs->ndrives,
-                                                  (uint64_t) attr->st_size, 0);
+          ip->dlen[0] = ossd_geom_drive_length (&fs->geom,
+                                                (uint64_t) attr->st_size, 0);
           ip->meta_size = (uint64_t) attr->st_size;
           r = stripe_set_lengths (fs, ip, (uint64_t) attr->st_size, 1);
         }

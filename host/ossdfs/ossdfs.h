@@ -115,6 +115,9 @@ struct inode
   uint64_t *dlen;
   uint64_t meta_size;
   uint32_t writers;           /* striped writes in flight (file.c) */
+  pthread_mutex_t parity_lock;     /* RAID-5 row updates (parity.c) */
+  uint64_t parity_reach;      /* parity_lock: the file offset past which
+                                 the drives hold nothing (zeros) */
 };
 
 /* stats.c: what is counted (one call count and total time each). */
@@ -150,6 +153,8 @@ struct fs_drive
   char *uri;
   _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
   _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
+  _Atomic bool failed;        /* RAID-5: out of the array (parity.c) */
+  _Atomic uint64_t restarts_seen;   /* ossd_drive_restarts last looked at */
 };
 
 struct fs
@@ -159,6 +164,12 @@ struct fs
   uint32_t ndrives;           /* 1: an ordinary one-drive mount */
   struct fs_drive *drive;     /* [ndrives] */
   uint64_t unit;              /* stripe unit (bytes) */
+  struct ossd_geometry geom;  /* unit, ndrives and the level */
+  struct ossd_array_state state;   /* RAID-5 (parity.c; state_lock) */
+  pthread_mutex_t state_lock;
+  pthread_t watch_thread;     /* RAID-5: the drives' health (parity.c) */
+  bool watch_started;
+  _Atomic bool watch_stop;
   bool labelled;              /* the drives carry an array label */
   uint8_t uuid[16];           /* the array's, when labelled */
   uint64_t pid;
@@ -234,12 +245,21 @@ int priority_xattr_set (struct fs *fs, uid_t caller, struct inode *ip, const cha
 int fs_flush (struct fs *fs, uint64_t oid);
 /* The same for drive d alone. */
 int fs_flush_drive (struct fs *fs, uint32_t d, uint64_t oid);
+/* Whether drive d's connection was opened again (the drive restarted)
+ * since this was last asked while this mount had changed it after its
+ * last FLUSH: those changes may be lost.  Notes the reconnect as seen. */
+bool fs_drive_lost_writes (struct fs *fs, uint32_t d);
 
 /* ---- stripe.c: regular files over an array (fs->ndrives > 1) ------------ */
 static inline bool
 fs_striped (const struct fs *fs)
 {
   return fs->ndrives > 1;
+}
+static inline bool
+fs_parity (const struct fs *fs)
+{
+  return fs->geom.level == OSSD_ARRAY_RAID5;
 }
 /* Mount: check every drive's array label against the others and the
  * order given (or that a lone drive is no array member); sets fs->unit,
@@ -283,6 +303,37 @@ int stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
                   uint64_t *objects);
 /* The user.ossd.layout text of the mount into buf. */
 int stripe_layout_text (struct fs *fs, char *buf, size_t cap);
+
+/* ---- parity.c: RAID-5 regular files (fs_parity) ------------------------ */
+/* Drive d is out of the array (failed, or stale since it did). */
+bool fs_drive_failed (struct fs *fs, uint32_t d);
+/* Take drive d out of the array and store that on the others: 0, or
+ * -EIO when another drive is out already (logged with why). */
+int parity_drive_failed (struct fs *fs, uint32_t d, const char *why);
+/* A call to drive d failed with r: when that is the transport (the drive
+ * is gone or stalled) on a RAID-5 array, take the drive out and return
+ * true (do without it); else false (report r). */
+bool parity_lost (struct fs *fs, uint32_t d, int r, const ossd_error *err,
+                  const char *cmd);
+/* Mount: the array state of the drives (the newest); stale drives are
+ * marked failed.  -EIO when more than one is stale. */
+int parity_mount_state (struct fs *fs);
+/* As stripe_read, stripe_write and stripe_punch, keeping parity. */
+int parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
+                 size_t size);
+int parity_write (struct fs *fs, struct inode *ip, uint64_t off,
+                  const char *buf, size_t size, uint64_t *ends);
+int parity_punch (struct fs *fs, struct inode *ip, uint64_t off, uint64_t len);
+/* RAID-5: watch the drives while mounted (every 500 ms a drive not heard
+ * from is asked for its INFO; one that does not answer, or restarted
+ * with writes not yet FLUSHed, is taken out), so that the layout pg_ossd
+ * reads names it before a scan is sent there. */
+int parity_watch_start (struct fs *fs);
+void parity_watch_stop (struct fs *fs);
+/* Before the file is cut to `size` bytes: the parity of the row holding
+ * byte size - 1 as it will be (that row's data past size zeros), from the
+ * data as it is now (a lost unit rebuilt from the old parity first). */
+int parity_cut_row (struct fs *fs, struct inode *ip, uint64_t size);
 
 /* ---- space.c ----------------------------------------------------------- */
 void space_init (struct fs *fs);

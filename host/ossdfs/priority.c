@@ -53,11 +53,14 @@ priority_xattr_set (struct fs *fs, uid_t caller, struct inode *ip, const char *v
     {
       uint8_t v = (uint8_t) level;
       ossd_error err = { 0 };
-      int r = ossd_set_attr (fs->drive[d].o, fs->pid, ip->oid, FTL_ATTR_PAGE_HINTS,
-                             FTL_ATTR_HINT_PRIORITY, &v, 1, &err);
+      int r;
 
+      if (fs_striped (fs) && fs_drive_failed (fs, d))
+        continue;               /* a rebuild copies it */
+      r = ossd_set_attr (fs->drive[d].o, fs->pid, ip->oid, FTL_ATTR_PAGE_HINTS,
+                         FTL_ATTR_HINT_PRIORITY, &v, 1, &err);
       fs_modified_drive (fs, d);
-      if (r < 0)
+      if (r < 0 && !parity_lost (fs, d, r, &err, "SET ATTRIBUTES"))
         {
           fs_log (fs, "setxattr user.ossd.priority of object %llu on drive %u: %s",
                   (unsigned long long) ip->oid, d, err.msg);

@@ -1,9 +1,10 @@
-/* stripe.c - regular files striped over an array of drives (RAID-0,
- * docs/arrays.md), and the mount-time checks of the array.
+/* stripe.c - regular files striped over an array of drives (RAID-0 and,
+ * through parity.c, RAID-5: docs/arrays.md), and the mount-time checks of
+ * the array.
  *
  * A regular file is one object with the same OID on each of the N
  * drives; unit k of the file lives on drive k % N at offset (k / N) * U
- * (ossd_array.h).  Drive 0 holds everything else (ossdfs.h), including
+ * (ossd_array.h; RAID-5 adds a parity unit to every row of N - 1).  Drive 0 holds everything else (ossdfs.h), including
  * the file's size.  Each drive's object is as long as the file's size
  * implies for it, except for a tail never written (zeros appended, or a
  * crash): bytes past a drive's object read as zeros, like holes.
@@ -54,6 +55,9 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
   int r;
 
   fs->unit = OSSD_ARRAY_DEFAULT_UNIT;
+  fs->geom.unit = fs->unit;
+  fs->geom.n = fs->ndrives;
+  fs->geom.level = OSSD_ARRAY_RAID0;
   fs->labelled = false;
   for (uint32_t d = 0; d < fs->ndrives; d++)
     {
@@ -101,10 +105,11 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
                   d + 1, uri, l.index, u);
           return -EINVAL;
         }
-      if (l.count != l0.count || l.unit != l0.unit)
+      if (l.count != l0.count || l.unit != l0.unit || l.level != l0.level)
         {
-          fs_log (fs, "drive %u (%s) disagrees with drive 0 about array %s (%u drives, unit %" PRIu64 " against %u, %" PRIu64 ")",
-                  d, uri, u, l.count, l.unit, l0.count, l0.unit);
+          fs_log (fs, "drive %u (%s) disagrees with drive 0 about array %s (%s over %u drives, unit %" PRIu64 " against %s, %u, %" PRIu64 ")",
+                  d, uri, u, ossd_array_level_name (l.level), l.count, l.unit,
+                  ossd_array_level_name (l0.level), l0.count, l0.unit);
           return -EINVAL;
         }
     }
@@ -115,9 +120,11 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
       return -EINVAL;
     }
   fs->unit = l0.unit;
+  fs->geom.unit = l0.unit;
+  fs->geom.level = l0.level;
   fs->labelled = true;
   memcpy (fs->uuid, l0.uuid, 16);
-  return 0;
+  return fs_parity (fs) ? parity_mount_state (fs) : 0;
 }
 
 /* Every OID of partition pid on o, ascending, from `after` on. */
@@ -151,6 +158,8 @@ list_all (struct fs *fs, uint32_t d, uint64_t after, uint64_t **out,
       if (r < 0)
         {
           free (ids);
+          if (parity_lost (fs, d, r, &err, "LIST"))
+            return -EIO;
           return drive_fail (fs, d, r, &err, "LIST", after);
         }
       if (got == 0)
@@ -184,8 +193,14 @@ stripe_clean_strays (struct fs *fs)
   qsort (meta, nmeta, sizeof *meta, cmp_u64);
   for (uint32_t d = 1; r == 0 && d < fs->ndrives; d++)
     {
+      if (fs_drive_failed (fs, d))
+        continue;
       if ((r = list_all (fs, d, OSSD_FS_FIRST_OID - 1, &data, &ndata)) < 0)
-        break;
+        {
+          if (fs_drive_failed (fs, d))
+            r = 0;              /* list_all took it out */
+          break;
+        }
       for (size_t i = 0; i < ndata; i++)
         {
           ossd_error err = { 0 };
@@ -216,6 +231,8 @@ int
 stripe_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
              size_t size)
 {
+  if (fs_parity (fs))
+    return parity_read (fs, ip, off, buf, size);
   for (size_t pos = 0; pos < size;)
     {
       ossd_error err = { 0 };
@@ -242,6 +259,8 @@ int
 stripe_write (struct fs *fs, struct inode *ip, uint64_t off, const char *buf,
               size_t size, uint64_t *ends)
 {
+  if (fs_parity (fs))
+    return parity_write (fs, ip, off, buf, size, ends);
   memset (ends, 0, fs->ndrives * sizeof *ends);
   for (size_t pos = 0; pos < size;)
     {
@@ -269,6 +288,8 @@ stripe_write (struct fs *fs, struct inode *ip, uint64_t off, const char *buf,
 int
 stripe_punch (struct fs *fs, struct inode *ip, uint64_t off, uint64_t len)
 {
+  if (fs_parity (fs))
+    return parity_punch (fs, ip, off, len);
   for (uint64_t pos = 0; pos < len;)
     {
       ossd_error err = { 0 };
@@ -297,15 +318,15 @@ stripe_set_lengths (struct fs *fs, struct inode *ip, uint64_t size,
 {
   for (uint32_t d = from; d < fs->ndrives; d++)
     {
-      uint64_t want = ossd_stripe_drive_length (fs->unit, fs->ndrives, size, d);
+      uint64_t want = ossd_geom_drive_length (&fs->geom, size, d);
       ossd_error err = { 0 };
       int r;
 
-      if (ip->dlen[d] == want)
+      if (ip->dlen[d] == want || fs_drive_failed (fs, d))
         continue;
       r = ossd_set_length (fs->drive[d].o, fs->pid, ip->oid, want, &err);
       fs_modified_drive (fs, d);
-      if (r < 0)
+      if (r < 0 && !parity_lost (fs, d, r, &err, "SET LENGTH"))
         return drive_fail (fs, d, r, &err, "SET LENGTH", ip->oid);
       ip->dlen[d] = want;
     }
@@ -318,12 +339,16 @@ stripe_create_data (struct fs *fs, uint64_t oid)
   for (uint32_t d = 1; d < fs->ndrives; d++)
     {
       ossd_error err = { 0 };
-      int r = ossd_create (fs->drive[d].o, fs->pid, oid, &err);
+      int r;
+
+      if (fs_drive_failed (fs, d))
+        continue;               /* rebuilt whole, later */
+      r = ossd_create (fs->drive[d].o, fs->pid, oid, &err);
 
       if (r == -EEXIST)         /* a crash left it: start it empty */
         r = ossd_set_length (fs->drive[d].o, fs->pid, oid, 0, &err);
       fs_modified_drive (fs, d);
-      if (r < 0)
+      if (r < 0 && !parity_lost (fs, d, r, &err, "CREATE"))
         return drive_fail (fs, d, r, &err, "CREATE", oid);
     }
   return 0;
@@ -335,11 +360,14 @@ stripe_remove_data (struct fs *fs, uint64_t oid)
   for (uint32_t d = 1; d < fs->ndrives; d++)
     {
       ossd_error err = { 0 };
-      int r = ossd_remove (fs->drive[d].o, fs->pid, oid, &err);
+      int r;
 
+      if (fs_drive_failed (fs, d))
+        continue;
+      r = ossd_remove (fs->drive[d].o, fs->pid, oid, &err);
       fs_modified_drive (fs, d);
       /* a failure leaves a stray, removed at the next mount */
-      if (r < 0 && r != -ENOENT)
+      if (r < 0 && r != -ENOENT && !parity_lost (fs, d, r, &err, "REMOVE"))
         drive_fail (fs, d, r, &err, "REMOVE", oid);
     }
 }
@@ -354,12 +382,16 @@ stripe_set_cap_version (struct fs *fs, struct inode *ip, uint64_t version)
   for (uint32_t d = 1; d < fs->ndrives; d++)
     {
       ossd_error err = { 0 };
-      int r = ossd_set_attr (fs->drive[d].o, fs->pid, ip->oid,
-                             OSSD_CAP_ATTR_PAGE, OSSD_CAP_ATTR_VERSION, v,
-                             sizeof v, &err);
+      int r;
+
+      if (fs_drive_failed (fs, d))
+        continue;
+      r = ossd_set_attr (fs->drive[d].o, fs->pid, ip->oid,
+                         OSSD_CAP_ATTR_PAGE, OSSD_CAP_ATTR_VERSION, v,
+                         sizeof v, &err);
 
       fs_modified_drive (fs, d);
-      if (r < 0)
+      if (r < 0 && !parity_lost (fs, d, r, &err, "SET ATTRIBUTES"))
         return drive_fail (fs, d, r, &err, "SET ATTRIBUTES (capability version)",
                            ip->oid);
     }
@@ -380,8 +412,19 @@ stripe_load (struct fs *fs, struct inode *ip, const uint64_t *size_attr,
     {
       struct ossd_object_stat st = { 0 };
       ossd_error err = { 0 };
-      int r = ossd_stat (fs->drive[d].o, fs->pid, ip->oid, &st, &err);
+      int r;
 
+      if (fs_drive_failed (fs, d))
+        {
+          ip->dlen[d] = UINT64_MAX;   /* set from the size below */
+          continue;
+        }
+      r = ossd_stat (fs->drive[d].o, fs->pid, ip->oid, &st, &err);
+      if (parity_lost (fs, d, r, &err, "STAT"))
+        {
+          ip->dlen[d] = UINT64_MAX;
+          continue;
+        }
       if (r == -ENOENT)
         {
           fs_log (fs, "file object %llu is missing on drive %u (%s): the drive is not this array's, or lost it (ossdctl array fsck)",
@@ -395,22 +438,35 @@ stripe_load (struct fs *fs, struct inode *ip, const uint64_t *size_attr,
     }
   for (uint32_t d = 0; d < fs->ndrives; d++)
     {
-      uint64_t e = ossd_stripe_logical_end (fs->unit, fs->ndrives,
-                                            ip->dlen[d], d);
+      uint64_t e = ip->dlen[d] == UINT64_MAX ? 0
+        : ossd_geom_logical_end (&fs->geom, ip->dlen[d], d);
       if (e > size)
         size = e;
     }
+  ip->parity_reach = size;     /* the drives' extent, before any cut */
   if (size_attr)
     size = *size_attr;
   else
     fs_log (fs, "file object %llu has no size attribute: taking the drives' extent, %llu bytes",
             (unsigned long long) ip->oid, (unsigned long long) size);
+  /* RAID-5: the last row's parity as the cut below leaves it, first */
+  for (uint32_t d = 0; fs_parity (fs) && d < fs->ndrives; d++)
+    if (ip->dlen[d] != UINT64_MAX
+        && ip->dlen[d] > ossd_geom_drive_length (&fs->geom, size, d))
+      {
+        int r = parity_cut_row (fs, ip, size);
+        if (r < 0)
+          return r;
+        break;
+      }
   for (uint32_t d = 0; d < fs->ndrives; d++)
     {
-      uint64_t want = ossd_stripe_drive_length (fs->unit, fs->ndrives, size, d);
+      uint64_t want = ossd_geom_drive_length (&fs->geom, size, d);
       uint64_t e;
 
-      if (ip->dlen[d] > want)
+      if (ip->dlen[d] == UINT64_MAX)
+        ip->dlen[d] = want;     /* a failed drive: as the size implies */
+      else if (ip->dlen[d] > want)
         {
           ossd_error err = { 0 };
           int r = ossd_set_length (fs->drive[d].o, fs->pid, ip->oid, want,
@@ -425,12 +481,13 @@ stripe_load (struct fs *fs, struct inode *ip, const uint64_t *size_attr,
                   (unsigned long long) (ip->dlen[d] - want), d);
           ip->dlen[d] = want;
         }
-      e = ossd_stripe_logical_end (fs->unit, fs->ndrives, ip->dlen[d], d);
+      e = ossd_geom_logical_end (&fs->geom, ip->dlen[d], d);
       if (e > reach)
         reach = e;
     }
   ip->size = ip->meta_size = size;
   ip->drive_size = reach;
+  ip->parity_reach = reach;
   ip->allocated = alloc;
   return 0;
 }
@@ -448,8 +505,13 @@ stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
     {
       Ossd__InfoResult *info = NULL;
       ossd_error err = { 0 };
-      int r = ossd_info (fs->drive[d].o, &info, &err);
+      int r;
 
+      if (fs_drive_failed (fs, d))
+        continue;
+      r = ossd_info (fs->drive[d].o, &info, &err);
+      if (r < 0 && parity_lost (fs, d, r, &err, "INFO"))
+        continue;
       if (r < 0)
         return drive_fail (fs, d, r, &err, "INFO", 0);
       *capacity += info->capacity_bytes;
@@ -459,8 +521,11 @@ stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
         *objects = info->objects;
       ossd__info_result__free_unpacked (info, NULL);
     }
-  /* striping fills the drives evenly: the fullest one bounds the rest */
-  *free_bytes = min_free * fs->ndrives;
+  /* striping fills the drives evenly: the fullest one bounds the rest;
+   * under RAID-5 one drive in N holds parity */
+  *free_bytes = min_free * ossd_geom_data_drives (&fs->geom);
+  if (fs_parity (fs))
+    *capacity = *capacity / fs->ndrives * (fs->ndrives - 1);
   return 0;
 }
 
@@ -468,9 +533,14 @@ int
 stripe_layout_text (struct fs *fs, char *buf, size_t cap)
 {
   const char *uris[OSSD_ARRAY_MAX_DRIVES];
+  uint64_t out = 0;
 
   for (uint32_t d = 0; d < fs->ndrives; d++)
-    uris[d] = fs->drive[d].uri;
-  return ossd_layout_format (buf, cap, fs->ndrives, fs->unit,
-                             fs->labelled ? fs->uuid : NULL, uris);
+    {
+      uris[d] = fs->drive[d].uri;
+      if (fs_drive_failed (fs, d))
+        out |= 1ull << d;
+    }
+  return ossd_layout_format (buf, cap, &fs->geom,
+                             fs->labelled ? fs->uuid : NULL, out, uris);
 }

@@ -196,11 +196,15 @@ struct ossd_scan_target
   uint32_t first_block;
   uint32_t nranges;
   const struct ossd_block_range *ranges;
-  /* RAID-0 placement of the segment over an array (docs/arrays.md):
+  /* Placement of the segment over an array (docs/arrays.md):
    * stripe_count 0 or 1 = unstriped.  Else the object holds units of
-   * stripe_unit_blocks blocks, segment unit k on drive k % stripe_count at
-   * object unit k / stripe_count; this drive is stripe_index. */
-  uint32_t stripe_unit_blocks, stripe_index, stripe_count;
+   * stripe_unit_blocks blocks; this drive is stripe_index.  RAID-0
+   * (stripe_parity 0): segment unit k on drive k % stripe_count at object
+   * unit k / stripe_count.  RAID-5 (stripe_parity 1): rows of
+   * stripe_count units, one of them parity; unit k in row
+   * r = k / (count - 1) at position p = k % (count - 1), on drive
+   * (p + count - r % count) % count at object unit r (ossd_array.h). */
+  uint32_t stripe_unit_blocks, stripe_index, stripe_count, stripe_parity;
   /* Optional: the tuples to look at, per block of `ranges` in order
    * (a striped target's share: device_scan.c), as little-endian u16s: a count n (0 = every tuple
    * of the block), then n line pointer numbers, ascending.  The host sends
@@ -214,15 +218,47 @@ struct ossd_scan_target
 };
 #define OSSD_PG_MAX_HEAP_TUPLES 291   /* MaxHeapTuplesPerPage at 8 KiB */
 
-/* The segment-local heap block of block `block` of target t's object. */
+/* The drive holding segment unit k, and the unit of its object that
+ * holds it (the placement above). */
 static inline uint32_t
-ossd_stripe_heap_block (uint32_t unit_blocks, uint32_t index, uint32_t count,
-                        uint32_t block)
+ossd_stripe_unit_drive (uint64_t k, uint32_t count, uint32_t parity)
+{
+  uint64_t r;
+
+  if (count <= 1)
+    return 0;
+  if (!parity)
+    return (uint32_t) (k % count);
+  r = k / (count - 1);
+  return (uint32_t) ((k % (count - 1) + count - r % count) % count);
+}
+
+static inline uint64_t
+ossd_stripe_unit_local (uint64_t k, uint32_t count, uint32_t parity)
 {
   if (count <= 1)
+    return k;
+  return parity ? k / (count - 1) : k / count;
+}
+
+/* The segment-local heap block of block `block` of drive index's object;
+ * UINT32_MAX for a RAID-5 parity block. */
+static inline uint32_t
+ossd_stripe_heap_block (uint32_t unit_blocks, uint32_t index, uint32_t count,
+                        uint32_t parity, uint32_t block)
+{
+  uint64_t row = block / unit_blocks, pos;
+
+  if (count <= 1)
     return block;
-  return ((block / unit_blocks) * count + index) * unit_blocks
-    + block % unit_blocks;
+  if (!parity)
+    return (uint32_t) ((row * count + index) * unit_blocks
+                       + block % unit_blocks);
+  pos = (index + row % count) % count;
+  if (pos == count - 1)
+    return UINT32_MAX;
+  return (uint32_t) ((row * (count - 1) + pos) * unit_blocks
+                     + block % unit_blocks);
 }
 
 /* The relation block number of block `block` of t's object (TIDs, page
@@ -232,16 +268,18 @@ ossd_scan_target_relblock (const struct ossd_scan_target *t, uint32_t block)
 {
   return t->first_block + ossd_stripe_heap_block (t->stripe_unit_blocks,
                                                   t->stripe_index,
-                                                  t->stripe_count, block);
+                                                  t->stripe_count,
+                                                  t->stripe_parity, block);
 }
 
 /* The object-local ranges of drive `index` (of `count`, units of
- * unit_blocks blocks) that hold the segment-local heap blocks of `heap`
- * (nheap ranges): adjacent pieces merged, in object order when heap is in
- * order.  Writes up to cap into out (out may be NULL) and returns how
- * many there are. */
+ * unit_blocks blocks, parity as stripe_parity) that hold the
+ * segment-local heap blocks of `heap` (nheap ranges): adjacent pieces
+ * merged, in object order when heap is in order (never a parity unit).
+ * Writes up to cap into out (out may be NULL) and returns how many there
+ * are. */
 size_t ossd_stripe_local_ranges (uint32_t unit_blocks, uint32_t index,
-                                 uint32_t count,
+                                 uint32_t count, uint32_t parity,
                                  const struct ossd_block_range *heap,
                                  size_t nheap, struct ossd_block_range *out,
                                  size_t cap);

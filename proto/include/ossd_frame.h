@@ -75,6 +75,9 @@ struct ossd_frame_hdr
 /* Every command that touches stored data needs a capability
  * (ossd_cap.h, docs/security.md). */
 #define OSSD_FEATURE_CAPABILITIES (1ull << 8)
+/* SCAN honours ScanTarget.stripe_parity (RAID-5 arrays: docs/arrays.md);
+ * a drive without it would read a parity layout as RAID-0. */
+#define OSSD_FEATURE_PARITY_SCAN  (1ull << 9)
 
 struct ossd_control
 {
@@ -91,7 +94,10 @@ struct ossd_control
   uint32_t poll_timeout_ms;
   uint64_t device_id;          /* random at format */
   uint32_t crc32c;             /* over the struct with this field zero */
-  uint32_t pad;
+  /* Random at each start of the drive (0: an older drive): a host that
+   * reconnects tells a drive that restarted -- and may have lost writes
+   * it had not FLUSHed -- from a connection that was only dropped. */
+  uint32_t boot_nonce;
   /* Owner nonce of each slot (0 = free).  A host claims slot i by writing
    * a Claim to its request window, then reads this block: the claim is
    * its own if slot_owner[i] equals its nonce. */

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# 26-ossdfs-raid5.sh - ossdfs over a RAID-5 array of 4 drives, each its own
+# nbdkit (docs/arrays.md "Redundancy in ossdfs"): ossdctl array create
+# --level raid5 (refused on 2 drives), info and fsck (every row's parity
+# checked); files of every shape (partial rows, overwrites in place, a
+# truncate into a row, a punched hole, sparse) read back as written; kill
+# -9 of a data drive under a verifying writer that fsyncs: the writer
+# goes on, the drive is out within the health check, the layout names it
+# (out=D), every file reads back (rebuilt from the others) and writes go
+# on; a remount with the stale drive back mounts degraded and never
+# reads it; array rebuild onto it from the three others (progress,
+# --json), then info says clean, fsck checks every parity row, and every
+# file, the writer's acknowledged records among them, is as written;
+# drive 0 (the metadata) cannot be rebuilt and says why.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/harness/tap.sh"
+. "$top/tests/integration/ossdfs-lib.bash"
+ofs_init raid5
+writer=$top/tests/integration/array-writer.py
+U=65536
+N=4
+
+in_shell () { local d=$1; shift; if "$@" >"$work/step.log" 2>&1; then tap_ok "$d"; else tap_not_ok "$d" "$(tail -3 "$work/step.log" | tr '\n' ' ')"; fi; }
+# md5 of every file of the mount (but the writer's, checked on its own)
+sums () { (cd "$mnt" && find . -type f ! -name wal | sort | xargs md5sum); }
+json_get () { python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
+
+in_shell "4 drives start, each its own nbdkit" array_start $N 1G
+out=$("$ctl" array create --device "${array_dev[0]}" --device "${array_dev[1]}" --level raid5 2>&1)
+case $out in *"raid5 over 2 drives: need 3"*) tap_ok "array create --level raid5 refuses 2 drives" ;;
+  *) tap_not_ok "array create --level raid5 refuses 2 drives" "$out" ;; esac
+ok_if "array create --level raid5 (4 drives, unit 64 KiB)" array_create --stripe-unit 64K --level raid5
+info=$(array_ctl --json array info)
+echo "$info" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["level"] == "raid5" and j["state"] == "clean" and j["drives"] == 4, j
+assert [m["state"] for m in j["members"]] == ["in"] * 4, j
+assert j["problems"] == [], j
+' && tap_ok "array info --json: raid5, clean, every drive in" \
+  || tap_not_ok "array info --json: raid5, clean, every drive in" "$info"
+
+in_shell "ossdfs mounts the RAID-5 array" fs_mount
+grep -q "mounted partition 1 of a 4-drive array (raid5, unit 65536" "$work/ossdfs.log" \
+  && tap_ok "ossdfs says it mounted a 4-drive raid5 array" || tap_not_ok "ossdfs says it mounted a 4-drive raid5 array" "$(tail -2 "$work/ossdfs.log")"
+
+# ---- files of every shape ---------------------------------------------------------
+python3 - "$mnt" "$work/ref" <<'PY' >"$work/shapes.log" 2>&1
+import os, random, sys
+mnt, ref = sys.argv[1], sys.argv[2]
+os.makedirs(ref, exist_ok=True)
+random.seed(26)
+U, ROW = 65536, 3 * 65536
+sizes = {"tiny": 1, "page": 8192, "unit": U, "row": ROW, "row-and-a-bit": ROW + 5,
+         "odd": 1000003, "big": 5 * ROW + 12345}
+for name, size in sizes.items():
+    data = random.randbytes(size)
+    with open(f"{mnt}/{name}", "wb") as f:
+        f.write(data)
+        os.fsync(f.fileno())
+    open(f"{ref}/{name}", "wb").write(data)
+# overwrites in place: pieces inside a unit, across units, across rows
+fd = os.open(f"{mnt}/big", os.O_RDWR)
+buf = bytearray(open(f"{ref}/big", "rb").read())
+for _ in range(300):
+    off = random.randrange(0, len(buf)); n = random.randrange(1, 3 * U)
+    b = random.randbytes(n)
+    os.pwrite(fd, b, off)
+    buf[off:off + n] = b
+os.fsync(fd); os.close(fd)
+open(f"{ref}/big", "wb").write(buf)
+# truncate into a row, then extend (zeros after the cut)
+os.truncate(f"{mnt}/odd", 250000); os.truncate(f"{mnt}/odd", 400000)
+d = open(f"{ref}/odd", "rb").read()[:250000]
+open(f"{ref}/odd", "wb").write(d + bytes(150000))
+# a punched hole
+fd = os.open(f"{mnt}/row-and-a-bit", os.O_RDWR)
+import ctypes, ctypes.util
+libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE = 1, 2
+if libc.fallocate(fd, FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE, ctypes.c_long(70000), ctypes.c_long(90000)) != 0:
+    raise OSError(ctypes.get_errno(), "fallocate punch")
+os.fsync(fd); os.close(fd)
+d = bytearray(open(f"{ref}/row-and-a-bit", "rb").read()); d[70000:160000] = bytes(90000)
+open(f"{ref}/row-and-a-bit", "wb").write(d)
+# sparse: one page far out
+with open(f"{mnt}/sparse", "wb") as f:
+    f.seek(7 * ROW + 100); f.write(b"far"); os.fsync(f.fileno())
+open(f"{ref}/sparse", "wb").write(bytes(7 * ROW + 100) + b"far")
+for name in list(sizes) + ["sparse"]:
+    got = open(f"{mnt}/{name}", "rb").read()
+    want = open(f"{ref}/{name}", "rb").read()
+    assert got == want, (name, len(got), len(want))
+print("ok")
+PY
+[ "$(tail -1 "$work/shapes.log")" = ok ] && tap_ok "files of every shape read back as written (partial rows, overwrites, truncate, punch, sparse)" \
+  || tap_not_ok "files of every shape read back as written" "$(tail -3 "$work/shapes.log")"
+layout=$(getfattr --only-values -n user.ossd.layout "$mnt/big" 2>/dev/null)
+case $layout in "raid5 n=4 unit=65536 uuid="*" drives="*) tap_ok "user.ossd.layout: ${layout:0:100}..." ;;
+  *) tap_not_ok "user.ossd.layout says raid5" "$layout" ;; esac
+sum_written=$(sums)
+in_shell "unmount" fs_umount
+out=$(array_ctl array fsck 2>&1)
+case $out in "array fsck: clean (4 drives, "*"raid5, parity rows checked: "*) tap_ok "array fsck: every row's parity is its data's XOR: $out" ;;
+  *) tap_not_ok "array fsck after the writes is clean" "$out" ;; esac
+
+# ---- kill -9 of a data drive under a verifying writer --------------------------------
+in_shell "remount" fs_mount
+python3 "$writer" write "$mnt/wal" "$work/acks" 2>"$work/writer.err" &
+wpid=$!
+for _ in $(seq 300); do [ "$(tail -1 "$work/acks" 2>/dev/null || echo 0)" -ge 400 ] 2>/dev/null && break; sleep 0.1; done
+acked=$(tail -1 "$work/acks" 2>/dev/null)
+[ "${acked:-0}" -ge 400 ] && tap_ok "the writer made $acked records durable (fsync)" || tap_not_ok "the writer made 400 records durable" "acks: ${acked:-none}; $(cat "$work/writer.err")"
+array_drive_kill 2
+for _ in $(seq 100); do grep -q "drive 2 .* failed" "$work/ossdfs.log" && break; sleep 0.1; done
+grep -q "drive 2 .* failed .*the array runs degraded" "$work/ossdfs.log" \
+  && tap_ok "kill -9 of drive 2: ossdfs takes it out and runs degraded" \
+  || tap_not_ok "kill -9 of drive 2: ossdfs takes it out and runs degraded" "$(tail -2 "$work/ossdfs.log")"
+before=$(tail -1 "$work/acks")
+for _ in $(seq 300); do [ "$(tail -1 "$work/acks")" -ge $((before + 400)) ] 2>/dev/null && break; kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
+now=$(tail -1 "$work/acks")
+kill -0 $wpid 2>/dev/null && [ "$now" -ge $((before + 400)) ] \
+  && tap_ok "the writer goes on with drive 2 gone ($before -> $now records fsynced)" \
+  || tap_not_ok "the writer goes on with drive 2 gone" "acks $before -> $now; $(cat "$work/writer.err")"
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+layout=$(getfattr --only-values -n user.ossd.layout "$mnt/big" 2>/dev/null)
+case $layout in *" out=2 "*) tap_ok "the layout names the drive that is out (out=2)" ;; *) tap_not_ok "the layout names the drive that is out" "$layout" ;; esac
+[ "$(sums)" = "$sum_written" ] && tap_ok "degraded: every file reads back (drive 2's units rebuilt from the others)" \
+  || tap_not_ok "degraded: every file reads back" "$(diff <(echo "$sum_written") <(sums) | head -5)"
+out=$(python3 "$writer" check "$mnt/wal" "$work/acks" 2>&1)
+[ $? = 0 ] && tap_ok "degraded: every acknowledged record of the writer reads back: $out" || tap_not_ok "degraded: every acknowledged record reads back" "$out"
+python3 - "$mnt" "$work/ref" <<'PY' >"$work/degraded.log" 2>&1
+import os, random, sys
+mnt, ref = sys.argv[1], sys.argv[2]
+random.seed(2)
+fd = os.open(f"{mnt}/big", os.O_RDWR)
+buf = bytearray(open(f"{ref}/big", "rb").read())
+for _ in range(200):
+    off = random.randrange(0, len(buf)); n = random.randrange(1, 200000)
+    b = random.randbytes(n); os.pwrite(fd, b, off); buf[off:off + n] = b
+os.fsync(fd); os.close(fd)
+open(f"{ref}/big", "wb").write(buf)
+new = random.randbytes(777777)
+with open(f"{mnt}/new", "wb") as f:
+    f.write(new); os.fsync(f.fileno())
+open(f"{ref}/new", "wb").write(new)
+os.truncate(f"{mnt}/row", 100000)
+cut = open(f"{ref}/row", "rb").read()[:100000]
+open(f"{ref}/row", "wb").write(cut)
+for name in ["big", "new", "row"]:
+    assert open(f"{mnt}/{name}", "rb").read() == open(f"{ref}/{name}", "rb").read(), name
+print("ok")
+PY
+[ "$(tail -1 "$work/degraded.log")" = ok ] && tap_ok "degraded: overwrites, a new file and a truncate, fsynced, read back" \
+  || tap_not_ok "degraded: overwrites, a new file and a truncate" "$(tail -3 "$work/degraded.log")"
+sum_degraded=$(sums)
+info=$(array_ctl --json array info 2>/dev/null)
+echo "$info" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["state"] == "degraded", j
+assert j["members"][2]["state"] == "unreachable", j
+' && tap_ok "array info: degraded, drive 2 unreachable" || tap_not_ok "array info: degraded, drive 2 unreachable" "$info"
+in_shell "unmount (degraded)" fs_umount
+
+# ---- the stale drive back: mounted degraded, never read ---------------------------
+ok_if "drive 2 restarts on its image" array_drive_restart 2
+ok_if "drive 2 answers" array_drive_wait_ready 2
+in_shell "remount with drive 2 back" fs_mount
+grep -q "drive 2 .* is out of date .*mounted degraded" "$work/ossdfs.log" \
+  && tap_ok "the mount knows drive 2 is out of date (the array state on the others)" \
+  || tap_not_ok "the mount knows drive 2 is out of date" "$(tail -2 "$work/ossdfs.log")"
+[ "$(sums)" = "$sum_degraded" ] && tap_ok "every file as written while degraded (the stale drive is not read)" \
+  || tap_not_ok "every file as written while degraded" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+in_shell "unmount" fs_umount
+out=$(array_ctl array fsck 2>&1); rc=$?
+[ $rc = 1 ] && case $out in *"degraded"*"rebuild"*) true ;; *) false ;; esac \
+  && tap_ok "array fsck of the degraded array says so (exit 1)" || tap_not_ok "array fsck of the degraded array says so" "exit $rc: $out"
+
+# ---- rebuild ------------------------------------------------------------------------
+out=$(array_ctl array rebuild --drive 0 2>&1); rc=$?
+[ $rc != 0 ] && case $out in *"drive 0 holds the filesystem's metadata"*) true ;; *) false ;; esac \
+  && tap_ok "rebuild of drive 0 is refused, saying why" || tap_not_ok "rebuild of drive 0 is refused, saying why" "exit $rc: $out"
+out=$(array_ctl --json array rebuild --drive 2 2>"$work/rebuild.err"); rc=$?
+echo "$out" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["drive"] == 2 and j["files"] >= 9 and j["bytes"] > 1000000, j
+' && [ $rc = 0 ] && tap_ok "array rebuild --drive 2 --json: $out" || tap_not_ok "array rebuild --drive 2" "exit $rc: $out $(cat "$work/rebuild.err")"
+info=$(array_ctl --json array info)
+echo "$info" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["state"] == "clean" and [m["state"] for m in j["members"]] == ["in"] * 4, j
+' && tap_ok "array info after the rebuild: clean" || tap_not_ok "array info after the rebuild: clean" "$info"
+out=$(array_ctl array fsck 2>&1)
+case $out in "array fsck: clean (4 drives, "*"parity rows checked: "*) tap_ok "array fsck after the rebuild: $out" ;;
+  *) tap_not_ok "array fsck after the rebuild is clean" "$out" ;; esac
+in_shell "remount" fs_mount
+grep -c "out of date" "$work/ossdfs.log" | grep -q '^1$' && tap_ok "the mount after the rebuild is not degraded" \
+  || tap_not_ok "the mount after the rebuild is not degraded" "$(tail -2 "$work/ossdfs.log")"
+[ "$(sums)" = "$sum_degraded" ] && tap_ok "every file as written, now read from all 4 drives" \
+  || tap_not_ok "every file as written after the rebuild" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+out=$(python3 "$writer" check "$mnt/wal" "$work/acks" 2>&1)
+[ $? = 0 ] && tap_ok "every acknowledged record of the writer, after the rebuild: $out" || tap_not_ok "every acknowledged record after the rebuild" "$out"
+# and drive 2 holds its share again: lose another drive, read everything
+array_drive_kill 3
+[ "$(sums)" = "$sum_degraded" ] && tap_ok "with drive 3 gone instead, every file reads back (drive 2's rebuilt units are right)" \
+  || tap_not_ok "with drive 3 gone instead, every file reads back" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+in_shell "unmount" fs_umount
+tap_done
