@@ -650,7 +650,9 @@ compound_to_batch (Ossd__CompoundOp *const *cops, size_t n,
         {
         case OSSD__COMPOUND_OP__OP_CREATE:
           o = c->create->obj;
-          op.kind = FTL_OP_CREATE_OBJECT;
+          /* not exclusive: an object that exists is left as it is */
+          op.kind = c->create->exclusive ? FTL_OP_CREATE_OBJECT
+            : FTL_OP_ENSURE_OBJECT;
           break;
         case OSSD__COMPOUND_OP__OP_REMOVE:
           o = c->remove->obj;

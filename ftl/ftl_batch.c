@@ -75,6 +75,12 @@ validate (struct ftl *f, const struct ftl_op *ops, size_t n, size_t *bad,
           s->changed = true;
           continue;
         }
+      if (op->kind == FTL_OP_ENSURE_OBJECT)
+        {
+          if (!s->exists)
+            s->exists = s->changed = true;
+          continue;
+        }
       if (!s->exists)
         {
           r = ftl_fail (err, -ENOENT, "op %zu: object %llu:%llu does not "
@@ -187,6 +193,10 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
         {
         case FTL_OP_CREATE_OBJECT:
           r = ftl_op_create (f, op->pid, op->oid, true, NULL, err);
+          break;
+        case FTL_OP_ENSURE_OBJECT:
+          if (!o)
+            r = ftl_op_create (f, op->pid, op->oid, true, NULL, err);
           break;
         case FTL_OP_REMOVE_OBJECT:
           r = ftl_op_remove (f, o, true, err);

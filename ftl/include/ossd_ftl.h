@@ -250,6 +250,7 @@ int ftl_list_attrs (ftl_t *ftl, uint64_t pid, uint64_t oid,
 enum ftl_op_kind
 {
   FTL_OP_CREATE_OBJECT,
+  FTL_OP_ENSURE_OBJECT,       /* create unless it exists (no error then) */
   FTL_OP_REMOVE_OBJECT,
   FTL_OP_WRITE,
   FTL_OP_PUNCH,

@@ -597,6 +597,152 @@ out:
   return rc;
 }
 
+/* ---- RAID-5: drive 1's copy of the metadata --------------------------------
+ * ossdfs keeps every object of drive 0 on drive 1 too: the same
+ * attributes of its own pages (inode, size, xattrs), capability version
+ * and priority, and for everything but regular files (superblock,
+ * directories, symlinks) the same bytes.  Labels and array state are each
+ * drive's own. */
+
+static bool
+meta_attr_page (uint32_t page)
+{
+  return page >= OSSD_FS_PAGE_INODE || page == OSSD_CAP_ATTR_PAGE
+    || page == FTL_ATTR_PAGE_HINTS;
+}
+
+static bool
+meta_object (uint64_t oid)
+{
+  return oid != OSSD_ARRAY_LABEL_OID && oid != OSSD_ARRAY_STATE_OID;
+}
+
+/* Every attribute of object oid on o (NULL with ENOENT when it has none). */
+static Ossd__Response *
+get_all_attrs (ossd_t *o, uint64_t pid, uint64_t oid, int *r, ossd_error *err)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__GetAttributes g = OSSD__GET_ATTRIBUTES__INIT;
+  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
+  Ossd__Response *resp = NULL;
+
+  id.pid = pid;
+  id.oid = oid;
+  g.obj = &id;
+  req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
+  req.get_attributes = &g;
+  *r = ossd_call (o, &req, &resp, err);
+  if (*r == 0 && resp->body_case != OSSD__RESPONSE__BODY_ATTRIBUTES)
+    {
+      snprintf (err->msg, sizeof err->msg, "GET ATTRIBUTES of %" PRIu64 ": no attributes in the answer", oid);
+      *r = -EIO;
+    }
+  if (*r < 0 && resp)
+    {
+      ossd__response__free_unpacked (resp, NULL);
+      resp = NULL;
+    }
+  return resp;
+}
+
+/* Make object oid on drive `to` what drive `from` holds of the metadata:
+ * its attributes and, for anything but a regular file (`regular`), its
+ * bytes and length.  The object is created when missing. */
+static int
+copy_meta_object (const struct array_args *a, const struct member *m,
+                  uint32_t from, uint32_t to, uint64_t oid, bool regular,
+                  ossd_error *err)
+{
+  Ossd__Response *resp;
+  char *buf = NULL;
+  int r = ossd_create (m[to].o, a->pid, oid, err);
+
+  if (r < 0 && r != -EEXIST)
+    return r;
+  if (!(resp = get_all_attrs (m[from].o, a->pid, oid, &r, err)))
+    return r;
+  for (size_t i = 0; r == 0 && i < resp->attributes->n_attrs; i++)
+    {
+      const Ossd__Attribute *at = resp->attributes->attrs[i];
+      if (meta_attr_page (at->page))
+        r = ossd_set_attr (m[to].o, a->pid, oid, at->page, at->number,
+                           at->value.data, at->value.len, err);
+    }
+  if (r == 0 && !regular)
+    {
+      uint64_t len = resp->attributes->size;
+      size_t got = 0;
+
+      if (len && !(buf = malloc (len)))
+        r = -ENOMEM;
+      else if (len && (r = ossd_read (m[from].o, a->pid, oid, 0, buf, len,
+                                      &got, err)) == 0)
+        r = ossd_write (m[to].o, a->pid, oid, 0, buf, got, err);
+      if (r == 0)
+        r = ossd_set_length (m[to].o, a->pid, oid, len, err);
+    }
+  free (buf);
+  ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+/* fsck: drive 1's copy of object oid agrees with drive 0's (attributes of
+ * the metadata pages; bytes of what is not a regular file). */
+static void
+check_meta_copy (const struct array_args *a, const struct member *m,
+                 uint64_t oid, bool regular, struct problems *p)
+{
+  Ossd__Response *r0, *r1;
+  ossd_error err = { 0 };
+  int r;
+
+  if (!(r0 = get_all_attrs (m[0].o, a->pid, oid, &r, &err)))
+    return;                   /* drive 0's own check reports it */
+  if (!(r1 = get_all_attrs (m[1].o, a->pid, oid, &r, &err)))
+    {
+      problem (p, "object %" PRIu64 ": missing from drive 1's copy of the metadata (%s)", oid, err.msg);
+      ossd__response__free_unpacked (r0, NULL);
+      return;
+    }
+  for (size_t i = 0; i < r0->attributes->n_attrs; i++)
+    {
+      const Ossd__Attribute *x = r0->attributes->attrs[i];
+      bool same = false;
+
+      if (!meta_attr_page (x->page))
+        continue;
+      for (size_t k = 0; k < r1->attributes->n_attrs && !same; k++)
+        {
+          const Ossd__Attribute *y = r1->attributes->attrs[k];
+          same = y->page == x->page && y->number == x->number
+            && y->value.len == x->value.len
+            && memcmp (y->value.data, x->value.data, x->value.len) == 0;
+        }
+      if (!same)
+        problem (p, "object %" PRIu64 ": attribute (0x%x, %u) differs in drive 1's copy of the metadata",
+                 oid, x->page, x->number);
+    }
+  if (!regular)
+    {
+      uint64_t len = r0->attributes->size;
+      char *b0 = len ? malloc (len) : NULL, *b1 = len ? malloc (len) : NULL;
+      size_t g0 = 0, g1 = 0;
+
+      if (len != r1->attributes->size)
+        problem (p, "object %" PRIu64 ": %" PRIu64 " bytes on drive 0, %" PRIu64 " in drive 1's copy",
+                 oid, len, r1->attributes->size);
+      else if (len && b0 && b1
+               && ossd_read (m[0].o, a->pid, oid, 0, b0, len, &g0, &err) == 0
+               && ossd_read (m[1].o, a->pid, oid, 0, b1, len, &g1, &err) == 0
+               && (g0 != g1 || memcmp (b0, b1, g0) != 0))
+        problem (p, "object %" PRIu64 ": its bytes differ in drive 1's copy of the metadata", oid);
+      free (b0);
+      free (b1);
+    }
+  ossd__response__free_unpacked (r0, NULL);
+  ossd__response__free_unpacked (r1, NULL);
+}
+
 /* ---- RAID-5 rows: reading every drive at once ----------------------------- */
 
 struct range_read
@@ -850,6 +996,9 @@ array_fsck (struct ctl *c, const struct array_args *a)
     }
   if (!(files = calloc (nmeta ? nmeta : 1, sizeof *files)))
     goto out;
+  /* the superblock, root and orphan directories: drive 1 keeps them too */
+  for (uint64_t oid = 1; bufs && oid <= 3; oid++)
+    check_meta_copy (a, m, oid, false, &p);
   for (size_t i = 0; i < nmeta; i++)
     {
       bool is_inode, have_size;
@@ -862,6 +1011,8 @@ array_fsck (struct ctl *c, const struct array_args *a)
           problem (&p, "drive 0: object %" PRIu64 ": GET ATTRIBUTES: %s", meta[i], err.msg);
           continue;
         }
+      if (bufs)               /* RAID-5, every drive in: the metadata copy */
+        check_meta_copy (a, m, meta[i], is_inode && S_ISREG (mode), &p);
       if (!is_inode || !S_ISREG (mode) || a->n == 1)
         continue;
       files[nfiles++] = meta[i];
@@ -915,7 +1066,9 @@ array_fsck (struct ctl *c, const struct array_args *a)
           continue;
         }
       for (size_t i = 0; i < n; i++)
-        if (!bsearch (&ids[i], files, nfiles, sizeof *files, cmp_u64))
+        if (!bsearch (&ids[i], files, nfiles, sizeof *files, cmp_u64)
+            && !(g.level == OSSD_ARRAY_RAID5 && d == 1
+                 && bsearch (&ids[i], meta, nmeta, sizeof *meta, cmp_u64)))
           problem (&p, "drive %u (%s): object %" PRIu64 " belongs to no file of drive 0 (a stray: the next mount removes it)",
                    d, m[d].uri, ids[i]);
       free (ids);
@@ -1076,7 +1229,8 @@ array_rebuild (struct ctl *c, const struct array_args *a)
   uint64_t *meta = NULL, *oids = NULL, *sizes = NULL, total = 0, done = 0;
   uint64_t *old = NULL, stale, epoch = 0;
   size_t nmeta = 0, nfiles = 0, nold = 0;
-  uint32_t D = (uint32_t) a->drive;
+  uint32_t D = (uint32_t) a->drive, src;
+  bool *regular = NULL;
   struct progress pr;
   char **bufs = NULL, u[40];
   ossd_error err = { 0 };
@@ -1103,11 +1257,6 @@ array_rebuild (struct ctl *c, const struct array_args *a)
                ossd_array_level_name (l.level));
       goto out;
     }
-  if (D == 0)
-    {
-      fprintf (stderr, "ossdctl: array rebuild: drive 0 holds the filesystem's metadata (directories, inodes, sizes), which RAID-5 does not keep twice yet: it cannot be rebuilt from the others\n");
-      goto out;
-    }
   g.unit = l.unit;
   g.n = a->n;
   g.level = l.level;
@@ -1118,17 +1267,20 @@ array_rebuild (struct ctl *c, const struct array_args *a)
                (uint64_t) (stale & ~(1ull << D)), D);
       goto out;
     }
-  /* the files, from drive 0's inodes */
+  /* the objects of the metadata (drive 0, or drive 1's copy when drive 0
+   * is the one rebuilt), and the files among them */
+  src = D == 0 ? 1 : 0;
   r = ossd_create_partition (m[D].o, a->pid, &err);
   if ((r < 0 && r != -EEXIST)
-      || list_all (m[0].o, a->pid, OSSD_FS_FIRST_OID - 1, &meta, &nmeta, &err) < 0
-      || list_all (m[D].o, a->pid, OSSD_FS_FIRST_OID - 1, &old, &nold, &err) < 0)
+      || list_all (m[src].o, a->pid, 0, &meta, &nmeta, &err) < 0
+      || list_all (m[D].o, a->pid, 0, &old, &nold, &err) < 0)
     {
       fprintf (stderr, "ossdctl: array rebuild: %s\n", err.msg);
       goto out;
     }
   if (!(oids = calloc (nmeta + 1, sizeof *oids))
       || !(sizes = calloc (nmeta + 1, sizeof *sizes))
+      || !(regular = calloc (nmeta + 1, sizeof *regular))
       || !(bufs = drive_bufs (a->n, (size_t) (rows_per_round (g.unit) * g.unit))))
     goto out;
   for (size_t i = 0; i < nmeta; i++)
@@ -1137,13 +1289,16 @@ array_rebuild (struct ctl *c, const struct array_args *a)
       uint32_t mode = 0;
       uint64_t size = 0, len0 = 0;
 
-      if (file_attrs (m[0].o, a->pid, meta[i], &is_inode, &mode, &have_size,
+      if (!meta_object (meta[i]))
+        continue;
+      if (file_attrs (m[src].o, a->pid, meta[i], &is_inode, &mode, &have_size,
                       &size, &len0, &err) < 0)
         {
-          fprintf (stderr, "ossdctl: array rebuild: drive 0: object %" PRIu64 ": %s\n", meta[i], err.msg);
+          fprintf (stderr, "ossdctl: array rebuild: drive %u: object %" PRIu64 ": %s\n", src, meta[i], err.msg);
           goto out;
         }
-      if (!is_inode || !S_ISREG (mode))
+      regular[i] = is_inode && S_ISREG (mode);
+      if (!regular[i])
         continue;
       if (!have_size)
         {
@@ -1155,9 +1310,11 @@ array_rebuild (struct ctl *c, const struct array_args *a)
       total += ossd_geom_drive_length (&g, size, D);
     }
   /* what D holds of files that are gone (a stale drive) goes first;
-   * oids[] is ascending, as LIST gave them */
+   * oids[] and meta[] are ascending, as LIST gave them */
   for (size_t i = 0; i < nold; i++)
-    if (!bsearch (&old[i], oids, nfiles, sizeof *oids, cmp_u64)
+    if (meta_object (old[i])
+        && !bsearch (&old[i], D <= 1 ? meta : oids, D <= 1 ? nmeta : nfiles,
+                     sizeof *oids, cmp_u64)
         && (r = ossd_remove (m[D].o, a->pid, old[i], &err)) < 0 && r != -ENOENT)
       {
         fprintf (stderr, "ossdctl: array rebuild: drive %u: REMOVE %" PRIu64 ": %s\n", D, old[i], err.msg);
@@ -1174,6 +1331,15 @@ array_rebuild (struct ctl *c, const struct array_args *a)
         goto out;
       }
   progress_finish (&pr);
+  /* drives 0 and 1 hold the metadata: the copy of the other one */
+  for (size_t i = 0; D <= 1 && i < nmeta; i++)
+    if (meta_object (meta[i])
+        && (r = copy_meta_object (a, m, src, D, meta[i], regular[i], &err)) < 0)
+      {
+        fprintf (stderr, "ossdctl: array rebuild: drive %u: metadata object %" PRIu64 " from drive %u: %s\n",
+                 D, meta[i], src, err.msg);
+        goto out;
+      }
   if (ossd_flush (m[D].o, &err) < 0)
     {
       fprintf (stderr, "ossdctl: array rebuild: drive %u: FLUSH: %s\n", D, err.msg);
@@ -1213,6 +1379,7 @@ out:
   free (old);
   free (oids);
   free (sizes);
+  free (regular);
   problems_free (&p);
   disconnect_members (m, a->n);
   return rc;

@@ -1,6 +1,13 @@
 /* batch.c - builds the COMPOUNDs through which ossdfs changes the
  * namespace atomically (create, unlink, rename, link...), and runs them.
- * A batch lives on the stack; small values are copied into it. */
+ * A batch lives on the stack; small values are copied into it.
+ *
+ * RAID-5 arrays keep the metadata twice: each batch runs on drive 0, then
+ * the same on drive 1 (its copy), but for the lengths of drive 0's own
+ * share of striped files (batch_set_share_length) and with creates that
+ * accept an existing object (drive 1 holds the file's data object from
+ * before: stripe_create_data).  With drive 0 out, batches run on drive 1
+ * alone; drive 1 failing or disagreeing takes it out (parity.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +33,7 @@ next_op (struct batch *b, uint64_t pid, uint64_t oid, Ossd__CompoundOp **op)
   b->id[i].pid = pid;
   b->id[i].oid = oid;
   b->opp[i] = &b->op[i];
+  b->share[i] = false;
   *op = &b->op[i];
   return &b->id[i];
 }
@@ -95,6 +103,14 @@ batch_set_length (struct batch *b, uint64_t pid, uint64_t oid, uint64_t len)
 }
 
 void
+batch_set_share_length (struct batch *b, uint64_t pid, uint64_t oid,
+                        uint64_t len)
+{
+  batch_set_length (b, pid, oid, len);
+  b->share[b->n - 1] = true;
+}
+
+void
 batch_set_attr (struct batch *b, uint64_t pid, uint64_t oid, uint32_t page,
                 uint32_t number, const void *val, size_t len)
 {
@@ -144,14 +160,40 @@ batch_size (struct batch *b, struct fs *fs, uint64_t oid, uint64_t size)
                   v, sizeof v);
 }
 
+/* The batch on drive d: as built (drive 0), or as drive 1's copy of the
+ * metadata takes it (copy: no share lengths, creates not exclusive). */
+static int
+batch_run_on (struct fs *fs, struct batch *b, uint32_t d, bool copy,
+              ossd_error *err)
+{
+  Ossd__CompoundOp *ops[BATCH_MAX];
+  uint32_t failed = 0;
+  size_t n = 0;
+  int r;
+
+  for (size_t i = 0; i < b->n; i++)
+    {
+      if (d != 0 && b->share[i])
+        continue;
+      if (copy && b->op[i].op_case == OSSD__COMPOUND_OP__OP_CREATE)
+        b->body[i].create.exclusive = false;
+      ops[n++] = b->opp[i];
+    }
+  if (n == 0)
+    return 0;
+  r = ossd_compound (fs->drive[d].o, ops, n, &failed, err);
+  fs_modified_drive (fs, d);
+  return r;
+}
+
 int
 batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
 {
   ossd_error err = { 0 };
-  uint32_t failed = 0;
   char cmd[96];
   uint64_t t0 = ossd_mono_ns ();
   uint64_t bytes = 0;
+  uint32_t d = fs_meta_drive (fs);
   int r;
 
   if (b->n == 0)
@@ -166,9 +208,28 @@ batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
         bytes += ((end + 4095) & ~4095ull) - (off & ~4095ull);
       }
   space_batch_begin (fs, bytes);
-  r = ossd_compound (fs->o, b->opp, b->n, &failed, &err);
+  r = batch_run_on (fs, b, d, d != 0, &err);
+  if (r < 0 && d == 0 && parity_lost (fs, 0, r, &err, "COMPOUND"))
+    {
+      /* drive 0 went out under it: its copy carries the change alone */
+      d = 1;
+      memset (&err, 0, sizeof err);
+      r = batch_run_on (fs, b, d, true, &err);
+    }
+  else if (r == 0 && d == 0 && fs_parity (fs) && !fs_drive_failed (fs, 1))
+    {
+      ossd_error e1 = { 0 };
+      int r1 = batch_run_on (fs, b, 1, true, &e1);
+      char why[700];
+
+      if (r1 < 0 && !parity_lost (fs, 1, r1, &e1, "COMPOUND (metadata copy)"))
+        {
+          snprintf (why, sizeof why, "its copy of the metadata refused a change drive 0 took (COMPOUND for %s: %s)",
+                    what, e1.msg);
+          parity_drive_failed (fs, 1, why);
+        }
+    }
   space_batch_end (fs, bytes);
-  fs_modified (fs);
   stats_done (fs, SC_DRIVE_COMPOUND, t0);
   if (r < 0)
     {

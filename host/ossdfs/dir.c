@@ -291,7 +291,7 @@ dir_load (struct fs *fs, struct inode *ip)
       dir_free (d);
       return -ENOMEM;
     }
-  r = ossd_read (fs->o, fs->pid, ip->oid, 0, buf, ip->size, &got, &err);
+  r = ossd_read (fs_meta (fs), fs->pid, ip->oid, 0, buf, ip->size, &got, &err);
   if (r < 0)
     r = fs_fail (fs, r, &err, "READ (directory)", ip->oid);
   else

@@ -78,7 +78,7 @@ fs_flush_drive (struct fs *fs, uint32_t d, uint64_t oid)
       err.errnum = EIO;
       r = -EIO;
     }
-  if (r < 0 && d != 0 && fs_parity (fs) && err.status == OSSD_STATUS_TRANSPORT
+  if (r < 0 && fs_parity (fs) && err.status == OSSD_STATUS_TRANSPORT
       && parity_drive_failed (fs, d, err.msg) == 0)
     return 0;                   /* RAID-5: the others hold what it held */
   if (r < 0)

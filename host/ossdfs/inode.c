@@ -181,7 +181,7 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
   g.obj = &id;
   req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
   req.get_attributes = &g;
-  r = ossd_call (fs->o, &req, &resp, &err);
+  r = ossd_call (fs_meta (fs), &req, &resp, &err);
   if (r < 0)
     {
       r = fs_fail (fs, r, &err, "GET ATTRIBUTES (inode)", oid);
@@ -371,7 +371,7 @@ inode_store_striped (struct fs *fs, struct inode *ip)
     return r;
   batch_init (&b);
   if (lengths && ip->dlen[0] != want0)
-    batch_set_length (&b, fs->pid, ip->oid, want0);
+    batch_set_share_length (&b, fs->pid, ip->oid, want0);
   if (ip->size != ip->meta_size)
     batch_size (&b, fs, ip->oid, ip->size);
   batch_inode (&b, fs, ip->oid, &ip->d);

@@ -378,8 +378,8 @@ fsop_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
       if (ip->dlen)
         {
           /* drive 0's share and the size now; the data drives' after */
-          batch_set_length (&b, fs->pid, ip->oid,
-                            ossd_geom_drive_length (&fs->geom,
+          batch_set_share_length (&b, fs->pid, ip->oid,
+                                  ossd_geom_drive_length (&fs->geom,
                                                     (uint64_t) attr->st_size,
                                                     0));
           batch_size (&b, fs, ip->oid, (uint64_t) attr->st_size);
@@ -467,7 +467,7 @@ fsop_readlink (fuse_req_t req, fuse_ino_t ino)
   len = ip->size < 4096 ? ip->size : 4096;
   if (!S_ISLNK (ip->d.mode))
     r = -EINVAL;
-  else if ((r = ossd_read (fs->o, fs->pid, ip->oid, 0, buf, len, &got,
+  else if ((r = ossd_read (fs_meta (fs), fs->pid, ip->oid, 0, buf, len, &got,
                            &err)) < 0)
     r = fs_fail (fs, r, &err, "READ (symlink)", ip->oid);
   pthread_mutex_unlock (&ip->lock);

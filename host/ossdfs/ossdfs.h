@@ -30,7 +30,9 @@
  * else -- the superblock, directories, symlinks, every inode attribute and
  * xattr -- lives on drive 0 only, as on a one-drive mount, and a regular
  * file's size is one more attribute there (OSSD_FS_SIZE_NUMBER), written
- * only after the data drives were FLUSHed (inode_store).
+ * only after the data drives were FLUSHed (inode_store).  On a RAID-5
+ * array (parity.c) rows carry a parity unit, and drive 1 keeps a copy of
+ * drive 0's metadata (batch.c), used alone while drive 0 is out.
  *
  * Locking: fs->lock guards the inode table and reference counts; each
  * inode's lock guards its fields, directory and xattrs; fs->ns_lock
@@ -307,6 +309,14 @@ int stripe_layout_text (struct fs *fs, char *buf, size_t cap);
 /* ---- parity.c: RAID-5 regular files (fs_parity) ------------------------ */
 /* Drive d is out of the array (failed, or stale since it did). */
 bool fs_drive_failed (struct fs *fs, uint32_t d);
+/* The drive to read the metadata from: 0, or on RAID-5 with drive 0 out,
+ * drive 1 (its copy: batch.c). */
+uint32_t fs_meta_drive (struct fs *fs);
+static inline ossd_t *
+fs_meta (struct fs *fs)
+{
+  return fs->drive[fs_meta_drive (fs)].o;
+}
 /* Take drive d out of the array and store that on the others: 0, or
  * -EIO when another drive is out already (logged with why). */
 int parity_drive_failed (struct fs *fs, uint32_t d, const char *why);
@@ -406,6 +416,7 @@ struct batch
     Ossd__SetAttributes set_attrs;
   } body[BATCH_MAX];
   Ossd__Attribute attr[BATCH_MAX], *attrp[BATCH_MAX];
+  bool share[BATCH_MAX];      /* a length of drive 0's own share */
   uint8_t scratch[BATCH_MAX][BATCH_SCRATCH];  /* copies of small values */
 };
 void batch_init (struct batch *b);
@@ -416,6 +427,9 @@ void batch_write (struct batch *b, uint64_t pid, uint64_t oid, uint64_t off,
                   const void *data, size_t len);
 void batch_set_length (struct batch *b, uint64_t pid, uint64_t oid,
                        uint64_t len);
+/* The length of drive 0's share of a striped file: drive 0 only. */
+void batch_set_share_length (struct batch *b, uint64_t pid, uint64_t oid,
+                             uint64_t len);
 void batch_set_attr (struct batch *b, uint64_t pid, uint64_t oid,
                      uint32_t page, uint32_t number, const void *val,
                      size_t len);

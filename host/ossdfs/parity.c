@@ -37,6 +37,12 @@ fs_drive_failed (struct fs *fs, uint32_t d)
   return atomic_load (&fs->drive[d].failed);
 }
 
+uint32_t
+fs_meta_drive (struct fs *fs)
+{
+  return fs_parity (fs) && fs_drive_failed (fs, 0) ? 1 : 0;
+}
+
 /* Write the array state to every drive still in the array (state_lock
  * held).  A drive that cannot take it is failing too: logged; the state
  * on the others stands. */

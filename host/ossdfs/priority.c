@@ -25,7 +25,7 @@ priority_xattr_get (struct fs *fs, struct inode *ip, char *buf, size_t cap)
 
   if (!S_ISREG (ip->d.mode))
     return -ENODATA;
-  r = ossd_get_attr (fs->o, fs->pid, ip->oid, FTL_ATTR_PAGE_HINTS, FTL_ATTR_HINT_PRIORITY,
+  r = ossd_get_attr (fs_meta (fs), fs->pid, ip->oid, FTL_ATTR_PAGE_HINTS, FTL_ATTR_HINT_PRIORITY,
                      &v, 1, &len, &err);
   if (r == -ENOENT)
     v = FTL_PRIORITY_DEFAULT;   /* never set */

@@ -188,7 +188,8 @@ stripe_clean_strays (struct fs *fs)
 
   if (!fs_striped (fs))
     return 0;
-  if ((r = list_all (fs, 0, OSSD_FS_FIRST_OID - 1, &meta, &nmeta)) < 0)
+  if ((r = list_all (fs, fs_meta_drive (fs), OSSD_FS_FIRST_OID - 1, &meta,
+                     &nmeta)) < 0)
     return r;
   qsort (meta, nmeta, sizeof *meta, cmp_u64);
   for (uint32_t d = 1; r == 0 && d < fs->ndrives; d++)
@@ -407,7 +408,11 @@ stripe_load (struct fs *fs, struct inode *ip, const uint64_t *size_attr,
   ip->dlen = calloc (fs->ndrives, sizeof *ip->dlen);
   if (!ip->dlen)
     return -ENOMEM;
-  ip->dlen[0] = drive0_len;
+  /* drive 0 out: its share as the size implies (drive0_len is drive 1's,
+   * from the copy of the metadata) */
+  ip->dlen[0] = fs_drive_failed (fs, 0) ? UINT64_MAX : drive0_len;
+  if (fs_drive_failed (fs, 0))
+    alloc = 0;
   for (uint32_t d = 1; d < fs->ndrives; d++)
     {
       struct ossd_object_stat st = { 0 };

@@ -64,7 +64,6 @@ mkfs (struct fs *fs)
   uint8_t sb[SB_SIZE], root[DIR_SLOT], orphans[DIR_SLOT];
   struct dinode d;
   struct batch b;
-  ossd_error err = { 0 };
   int r;
 
   fs_log (fs, "no filesystem in partition %llu of %s: creating one",
@@ -84,8 +83,8 @@ mkfs (struct fs *fs)
   dir_inode (&d, 0700);
   batch_inode (&b, fs, OSSDFS_ORPHAN_OID, &d);
   r = batch_run (fs, &b, "mkfs", OSSDFS_SB_OID);
-  if (r == 0 && (r = ossd_flush (fs->o, &err)) < 0)
-    r = fs_fail (fs, r, &err, "FLUSH", OSSDFS_SB_OID);
+  if (r == 0)
+    r = fs_flush (fs, OSSDFS_SB_OID);
   return r;
 }
 
@@ -99,7 +98,7 @@ sb_read (struct fs *fs, uint64_t *next)
   uint64_t v;
   int r;
 
-  r = ossd_read (fs->o, fs->pid, OSSDFS_SB_OID, 0, sb, sizeof sb, &got, &err);
+  r = ossd_read (fs_meta (fs), fs->pid, OSSDFS_SB_OID, 0, sb, sizeof sb, &got, &err);
   if (r < 0)
     return r == -ENOENT ? r : fs_fail (fs, r, &err, "READ (superblock)",
                                        OSSDFS_SB_OID);
@@ -117,8 +116,8 @@ sb_read (struct fs *fs, uint64_t *next)
 /* CAS the next-free-OID word from `expect` to `want`.  *cur gets the
  * value found. */
 static int
-sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
-        bool *swapped)
+sb_cas_on (struct fs *fs, uint32_t d, uint64_t expect, uint64_t want,
+           uint64_t *cur, bool *swapped, ossd_error *errp)
 {
   Ossd__Request req = OSSD__REQUEST__INIT;
   Ossd__Cas c = OSSD__CAS__INIT;
@@ -138,8 +137,9 @@ sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
   c.desired.len = 8;
   req.body_case = OSSD__REQUEST__BODY_CAS;
   req.cas = &c;
-  r = ossd_call (fs->o, &req, &resp, &err);
-  fs_modified (fs);
+  r = ossd_call (fs->drive[d].o, &req, &resp, &err);
+  fs_modified_drive (fs, d);
+  *errp = err;
   if (r == 0 && (resp->body_case != OSSD__RESPONSE__BODY_CAS
                  || resp->cas->current.len != 8))
     {
@@ -153,10 +153,37 @@ sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
       memcpy (&v, resp->cas->current.data, 8);
       *cur = le64toh (v);
     }
-  else
-    r = fs_fail (fs, r, &err, "CAS (inode counter)", OSSDFS_SB_OID);
   if (resp)
     ossd__response__free_unpacked (resp, NULL);
+  return r;
+}
+
+/* The CAS on the metadata drive; on RAID-5 the value it stored goes to
+ * drive 1's copy too (parity.c takes out a drive that fails). */
+static int
+sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
+        bool *swapped)
+{
+  uint32_t d = fs_meta_drive (fs);
+  ossd_error err = { 0 };
+  int r = sb_cas_on (fs, d, expect, want, cur, swapped, &err);
+
+  if (r < 0 && d == 0 && parity_lost (fs, 0, r, &err, "CAS"))
+    r = sb_cas_on (fs, d = 1, expect, want, cur, swapped, &err);
+  else if (r == 0 && *swapped && d == 0 && fs_parity (fs)
+           && !fs_drive_failed (fs, 1))
+    {
+      uint64_t w = htole64 (want);
+      ossd_error e1 = { 0 };
+      int r1 = ossd_write (fs->drive[1].o, fs->pid, OSSDFS_SB_OID,
+                           SB_NEXT_OFF, &w, 8, &e1);
+
+      fs_modified_drive (fs, 1);
+      if (r1 < 0 && !parity_lost (fs, 1, r1, &e1, "WRITE (inode counter copy)"))
+        parity_drive_failed (fs, 1, "its copy of the superblock refused the inode counter");
+    }
+  if (r < 0 && err.status)
+    r = fs_fail (fs, r, &err, "CAS (inode counter)", OSSDFS_SB_OID);
   return r;
 }
 
@@ -221,7 +248,7 @@ highest_oid (struct fs *fs, uint64_t from, uint64_t *max)
   *max = 0;
   while (more)
     {
-      r = ossd_list (fs->o, fs->pid, from, ids, 1024, &n, &more, &err);
+      r = ossd_list (fs_meta (fs), fs->pid, from, ids, 1024, &n, &more, &err);
       if (r < 0)
         return fs_fail (fs, r, &err, "LIST", from);
       if (n == 0)

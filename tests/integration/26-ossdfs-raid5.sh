@@ -10,8 +10,11 @@
 # on; a remount with the stale drive back mounts degraded and never
 # reads it; array rebuild onto it from the three others (progress,
 # --json), then info says clean, fsck checks every parity row, and every
-# file, the writer's acknowledged records among them, is as written;
-# drive 0 (the metadata) cannot be rebuilt and says why.
+# file, the writer's acknowledged records among them, is as written; then
+# drive 0 killed: drive 1's copy of the metadata carries the namespace
+# (mkdir, create, rename, unlink, symlink), a remount reads it from
+# there, and drive 0 is rebuilt (data from all survivors, metadata from
+# drive 1) with fsck checking the copy too.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -179,9 +182,6 @@ out=$(array_ctl array fsck 2>&1); rc=$?
   && tap_ok "array fsck of the degraded array says so (exit 1)" || tap_not_ok "array fsck of the degraded array says so" "exit $rc: $out"
 
 # ---- rebuild ------------------------------------------------------------------------
-out=$(array_ctl array rebuild --drive 0 2>&1); rc=$?
-[ $rc != 0 ] && case $out in *"drive 0 holds the filesystem's metadata"*) true ;; *) false ;; esac \
-  && tap_ok "rebuild of drive 0 is refused, saying why" || tap_not_ok "rebuild of drive 0 is refused, saying why" "exit $rc: $out"
 out=$(array_ctl --json array rebuild --drive 2 2>"$work/rebuild.err"); rc=$?
 echo "$out" | python3 -c '
 import json, sys
@@ -208,5 +208,49 @@ out=$(python3 "$writer" check "$mnt/wal" "$work/acks" 2>&1)
 array_drive_kill 3
 [ "$(sums)" = "$sum_degraded" ] && tap_ok "with drive 3 gone instead, every file reads back (drive 2's rebuilt units are right)" \
   || tap_not_ok "with drive 3 gone instead, every file reads back" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+in_shell "unmount" fs_umount
+ok_if "drive 3 restarts" array_drive_restart 3
+ok_if "drive 3 answers" array_drive_wait_ready 3
+out=$(array_ctl array rebuild --drive 3 2>&1)
+[ $? = 0 ] && tap_ok "array rebuild --drive 3: ${out##*: }" || tap_not_ok "array rebuild --drive 3" "$out"
+
+# ---- drive 0, the metadata's: its copy on drive 1 carries on ---------------------------
+in_shell "remount" fs_mount
+array_drive_kill 0
+for _ in $(seq 100); do grep -q "drive 0 .* failed" "$work/ossdfs.log" && break; sleep 0.1; done
+grep -q "drive 0 .* failed .*the array runs degraded" "$work/ossdfs.log" \
+  && tap_ok "kill -9 of drive 0: ossdfs takes it out and runs degraded" \
+  || tap_not_ok "kill -9 of drive 0: ossdfs takes it out and runs degraded" "$(tail -2 "$work/ossdfs.log")"
+[ "$(sums)" = "$sum_degraded" ] && tap_ok "drive 0 gone: every file reads back" \
+  || tap_not_ok "drive 0 gone: every file reads back" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+if mkdir "$mnt/d0" && echo metadata-on-drive-1 >"$mnt/d0/f" && sync "$mnt/d0/f" \
+   && mv "$mnt/new" "$mnt/d0/new" && rm "$mnt/tiny" && ln -s d0/f "$mnt/link" \
+   && [ "$(cat "$mnt/link")" = metadata-on-drive-1 ]; then
+  tap_ok "drive 0 gone: mkdir, create, fsync, rename, unlink, symlink (drive 1's copy of the metadata)"
+else
+  tap_not_ok "drive 0 gone: namespace changes" "$(tail -3 "$work/ossdfs.log")"
+fi
+sum_d0=$(sums)
+in_shell "unmount (drive 0 gone)" fs_umount
+ok_if "drive 0 restarts on its image (stale)" array_drive_restart 0
+ok_if "drive 0 answers" array_drive_wait_ready 0
+in_shell "remount with drive 0 out of date" fs_mount
+grep -q "drive 0 .* is out of date .*mounted degraded" "$work/ossdfs.log" \
+  && tap_ok "the mount reads the metadata from drive 1 (drive 0 out of date)" \
+  || tap_not_ok "the mount reads the metadata from drive 1" "$(tail -2 "$work/ossdfs.log")"
+[ "$(sums)" = "$sum_d0" ] && [ -L "$mnt/link" ] && [ ! -e "$mnt/tiny" ] \
+  && tap_ok "every file, directory and link as drive 0's absence left them" \
+  || tap_not_ok "every file as drive 0's absence left them" "$(diff <(echo "$sum_d0") <(sums) | head -5)"
+in_shell "unmount" fs_umount
+out=$(array_ctl --json array rebuild --drive 0 2>&1); rc=$?
+[ $rc = 0 ] && tap_ok "array rebuild --drive 0 (data from all survivors, metadata from drive 1): $out" \
+  || tap_not_ok "array rebuild --drive 0" "exit $rc: $out"
+out=$(array_ctl array fsck 2>&1)
+case $out in "array fsck: clean (4 drives, "*"parity rows checked: "*) tap_ok "array fsck (parity and the metadata copy) after rebuilding drive 0: $out" ;;
+  *) tap_not_ok "array fsck after rebuilding drive 0 is clean" "$out" ;; esac
+in_shell "remount" fs_mount
+[ "$(sums)" = "$sum_d0" ] && [ "$(cat "$mnt/link")" = metadata-on-drive-1 ] \
+  && tap_ok "after the rebuild of drive 0: every file as written" \
+  || tap_not_ok "after the rebuild of drive 0: every file as written" "$(diff <(echo "$sum_d0") <(sums) | head -5)"
 in_shell "unmount" fs_umount
 tap_done

@@ -3,12 +3,14 @@
 # and a tablespace "ossd" on the mount.  Source after tests/harness/tap.sh
 # with $top set; builds on tests/integration/ossdfs-lib.bash.
 #   pgenv_up NAME [DRIVE_SIZE]   everything up; trap stops it all on exit
-#   pgenv_up_array NAME N [DRIVE_SIZE [UNIT]]
-#                                the same on an array of N drives
+#   pgenv_up_array NAME N [DRIVE_SIZE [UNIT [LEVEL]]]
+#                                the same on an array of N drives (LEVEL
+#                                raid0, the default, or raid5)
 #   pgenv_up_plain NAME          a cluster alone: no drive, no pg_ossd
 #   pgenv_up_selected NAME       pgenv_up, or with OSSD_ARRAY_DRIVES=N (> 1)
 #                                pgenv_up_array with unit OSSD_ARRAY_UNIT
-#                                (bytes, $pgenv_array_unit: 16384);
+#                                (bytes, $pgenv_array_unit: 16384) and
+#                                level OSSD_ARRAY_LEVEL (raid0);
 #                                $pgenv_ndrives says which
 #   psql_q ...                   psql as postgres (from ossdfs-lib.bash)
 # Several clusters in one script (bench/scaleout/run): set pg_port, bring
@@ -45,14 +47,14 @@ pgenv_up () {
 
 # The same on an array of N drives (docs/arrays.md), each reachable by the
 # postgres group, labelled by ossdctl array create with stripe unit UNIT:
-#   pgenv_up_array NAME N [DRIVE_SIZE [UNIT]]
+#   pgenv_up_array NAME N [DRIVE_SIZE [UNIT [LEVEL]]]
 pgenv_up_array () {
   local i
   pgenv_ndrives=$2
   pgenv_init "$1"
   array_start "$2" "${3:-2G}" "${drive_access[@]}" >"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
   for ((i = 0; i < $2; i++)); do chmod 755 "$work/run$i"; done
-  array_create --stripe-unit "${4:-1M}" >>"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
+  array_create --stripe-unit "${4:-1M}" --level "${5:-raid0}" >>"$work/drive.log" 2>&1 || { cat "$work/drive.log" >&2; return 1; }
   pgenv_cluster_up
 }
 
@@ -120,7 +122,7 @@ pgenv_array_unit=${OSSD_ARRAY_UNIT:-16384}
 pgenv_up_selected () {
   local n=${OSSD_ARRAY_DRIVES:-1}
   if [ "$n" -gt 1 ]; then
-    pgenv_up_array "$1-array$n" "$n" 2G "$pgenv_array_unit"
+    pgenv_up_array "$1-array$n" "$n" 2G "$pgenv_array_unit" "${OSSD_ARRAY_LEVEL:-raid0}"
   else
     pgenv_up "$1"
   fi

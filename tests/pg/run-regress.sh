@@ -42,9 +42,9 @@ array_layout_check () {
   local rel layout want spans
   rel=$(psql_q -d regress_ossd -c "SELECT pg_relation_filepath('lineitem')")
   layout=$(getfattr --absolute-names --only-values -n user.ossd.layout "$pgdata/$rel" 2>&1)
-  want="raid0 n=$pgenv_ndrives unit=$pgenv_array_unit uuid=UUID drives=$(IFS=,; echo "${array_dev[*]}")"
+  want="${OSSD_ARRAY_LEVEL:-raid0} n=$pgenv_ndrives unit=$pgenv_array_unit uuid=UUID drives=$(IFS=,; echo "${array_dev[*]}")"
   if [ "$(echo "$layout" | sed 's/uuid=[0-9a-f-]*/uuid=UUID/')" = "$want" ]; then
-    tap_ok "lineitem's segment is striped over the $pgenv_ndrives drives, unit $pgenv_array_unit"
+    tap_ok "lineitem's segment is striped over the $pgenv_ndrives drives (${OSSD_ARRAY_LEVEL:-raid0}), unit $pgenv_array_unit"
   else
     tap_not_ok "lineitem's segment is striped over the $pgenv_ndrives drives" "$layout"
   fi
