@@ -30,9 +30,10 @@
  * Array state: object OSSD_ARRAY_STATE_OID on every member of a RAID-5
  * array, 32 bytes: "OSSDAST1", u64 epoch, u64 mask of the drives that are
  * out of date (failed while the array was written, not yet rebuilt),
- * u64 0.  Written to every drive still in the array when a drive fails
- * and when a rebuild ends; the highest epoch among the drives is the
- * array's state. */
+ * u64 flags (OSSD_ARRAY_STATE_OPEN: mounted, not yet unmounted cleanly).
+ * Written, with the epoch one higher, to every drive still in the array
+ * when a drive fails, when a rebuild ends, at mount and at unmount; the
+ * highest epoch among the drives is the array's state. */
 #ifndef OSSD_ARRAY_H
 #define OSSD_ARRAY_H
 
@@ -151,7 +152,9 @@ struct ossd_array_state
 {
   uint64_t epoch;
   uint64_t stale_mask;        /* bit d: drive d is out of date */
+  uint64_t flags;             /* OSSD_ARRAY_STATE_OPEN */
 };
+#define OSSD_ARRAY_STATE_OPEN 1u
 int ossd_array_state_read (ossd_t *o, uint64_t pid, struct ossd_array_state *s,
                            ossd_error *err);
 /* Write and FLUSH it. */

@@ -337,6 +337,7 @@ ossd_array_state_read (ossd_t *o, uint64_t pid, struct ossd_array_state *s,
     }
   s->epoch = ossd_le_get64 (buf + 8);
   s->stale_mask = ossd_le_get64 (buf + 16);
+  s->flags = ossd_le_get64 (buf + 24);
   return 0;
 }
 
@@ -350,6 +351,7 @@ ossd_array_state_write (ossd_t *o, uint64_t pid,
   memcpy (buf, STATE_MAGIC, 8);
   ossd_le_put64 (buf + 8, s->epoch);
   ossd_le_put64 (buf + 16, s->stale_mask);
+  ossd_le_put64 (buf + 24, s->flags);
   r = ossd_create (o, pid, OSSD_ARRAY_STATE_OID, err);
   if (r < 0 && r != -EEXIST)
     return r;

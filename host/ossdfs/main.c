@@ -105,15 +105,25 @@ fsop_destroy (void *userdata)
   ossd_error err = { 0 };
   int r;
 
+  bool flushed = true;
+
   inode_store_all (fs);
   /* the data drives first, drive 0 (the metadata) last */
   for (uint32_t d = fs->ndrives; d-- > 0;)
     {
       ossd_error e2 = { 0 };
+      if (fs_striped (fs) && fs_drive_failed (fs, d))
+        continue;
       if ((r = ossd_flush (fs->drive[d].o, &e2)) < 0)
-        fs_fail (fs, r, &e2, d ? "FLUSH (unmount) of a data drive"
-                 : "FLUSH (unmount)", 0);
+        {
+          fs_fail (fs, r, &e2, d ? "FLUSH (unmount) of a data drive"
+                   : "FLUSH (unmount)", 0);
+          flushed = false;
+        }
     }
+  /* RAID-5: every row's parity is durable with its data */
+  if (flushed)
+    parity_mount_close (fs);
   (void) err;
 }
 

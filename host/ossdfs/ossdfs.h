@@ -267,6 +267,9 @@ fs_parity (const struct fs *fs)
  * order given (or that a lone drive is no array member); sets fs->unit,
  * fs->labelled, fs->uuid.  want_unit 0: the label's.  Logs the reason. */
 int stripe_check_labels (struct fs *fs, uint64_t want_unit);
+/* Every OID of drive d's partition after `after`, ascending (malloc'd). */
+int stripe_list_all (struct fs *fs, uint32_t d, uint64_t after,
+                     uint64_t **out, size_t *count);
 /* Mount: remove objects of the data drives that drive 0 has no file for
  * (left by a crash between a drive-0 change and the data drives'). */
 int stripe_clean_strays (struct fs *fs);
@@ -328,6 +331,12 @@ bool parity_lost (struct fs *fs, uint32_t d, int r, const ossd_error *err,
 /* Mount: the array state of the drives (the newest); stale drives are
  * marked failed.  -EIO when more than one is stale. */
 int parity_mount_state (struct fs *fs);
+/* End of mount: when the array was not unmounted cleanly, make every
+ * row's parity its data's XOR again (rows written when ossdfs died may be
+ * stale: the write hole); then mark it open.  parity_mount_close at a
+ * clean unmount, after the last FLUSH, marks it closed. */
+int parity_mount_open (struct fs *fs);
+void parity_mount_close (struct fs *fs);
 /* As stripe_read, stripe_write and stripe_punch, keeping parity. */
 int parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
                  size_t size);

@@ -51,6 +51,7 @@ state_store (struct fs *fs)
 {
   int stored = 0;
 
+  fs->state.epoch++;
   for (uint32_t d = 0; d < fs->ndrives; d++)
     {
       ossd_error err = { 0 };
@@ -87,7 +88,6 @@ parity_drive_failed (struct fs *fs, uint32_t d, const char *why)
       else
         {
           atomic_store (&fs->drive[d].failed, true);
-          fs->state.epoch++;
           fs->state.stale_mask |= 1ull << d;
           fs_log (fs, "drive %u (%s) failed (%s): the array runs degraded (its units are rebuilt from the other drives); replace it with ossdctl array rebuild",
                   d, fs->drive[d].uri, why);
@@ -592,6 +592,110 @@ out:
     ip->parity_reach = size;
   pthread_mutex_unlock (&ip->parity_lock);
   return r == -EAGAIN ? -EIO : r;
+}
+
+/* ---- the write hole: resync after a crash ------------------------------------ */
+
+/* Every row of one file: its parity made its data's XOR where it is not;
+ * *fixed counts the rows rewritten. */
+static int
+resync_file (struct fs *fs, struct inode *ip, struct row_bufs *b,
+             uint64_t *fixed)
+{
+  uint64_t U = fs->unit, row_bytes = U * (fs->ndrives - 1);
+  uint64_t size = ip->size;
+  int r = 0;
+
+  pthread_mutex_lock (&ip->parity_lock);
+  for (uint64_t row = 0; r == 0 && row * row_bytes < size; row++)
+    {
+      struct row rw;
+      uint64_t len;
+      char *x = b->old;
+
+      row_init (fs, row, &rw);
+      len = size - rw.start < U ? size - rw.start : U;
+      if ((r = row_read_all (fs, ip, &rw, 0, len, ip->parity_reach, b->units,
+                             b->par, true)) < 0)
+        break;
+      memcpy (x, b->units, len);
+      for (uint32_t j = 1; j < rw.m; j++)
+        xor_into (x, b->units + (size_t) j * U, len);
+      if (memcmp (x, b->par, len) != 0)
+        {
+          r = write_range (fs, ip, rw.parity, row * U, x, len, NULL);
+          (*fixed)++;
+        }
+    }
+  pthread_mutex_unlock (&ip->parity_lock);
+  return r == -EAGAIN ? -EIO : r;
+}
+
+int
+parity_mount_open (struct fs *fs)
+{
+  uint64_t *oids = NULL, fixed = 0, files = 0;
+  size_t n = 0;
+  int r = 0;
+
+  if (!fs_parity (fs))
+    return 0;
+  if (fs->state.flags & OSSD_ARRAY_STATE_OPEN)
+    {
+      struct row_bufs b;
+      uint64_t t0 = ossd_mono_ns ();
+
+      if (fs->state.stale_mask)
+        fs_log (fs, "the array was not unmounted cleanly and a drive is out: rows written when ossdfs stopped cannot be checked (their parity may be stale); rebuild the drive soon");
+      else if ((r = stripe_list_all (fs, fs_meta_drive (fs), OSSD_FS_FIRST_OID - 1,
+                                     &oids, &n)) == 0
+               && (r = bufs_get (fs, &b)) == 0)
+        {
+          fs_log (fs, "the array was not unmounted cleanly: checking the parity of every row of %zu objects",
+                  n);
+          for (size_t i = 0; r == 0 && i < n; i++)
+            {
+              struct inode *ip;
+
+              if ((r = inode_get (fs, oids[i], &ip)) < 0)
+                {
+                  fs_log (fs, "parity resync: object %" PRIu64 " left as it is (%s)",
+                          oids[i], strerror (-r));
+                  r = 0;
+                  continue;
+                }
+              if (S_ISREG (ip->d.mode) && ip->dlen)
+                {
+                  r = resync_file (fs, ip, &b, &fixed);
+                  files++;
+                }
+              inode_put (fs, ip);
+            }
+          bufs_put (&b);
+          fs_log (fs, "parity resync: %" PRIu64 " files, %" PRIu64 " rows rewritten, %.1f s",
+                  files, fixed, (double) (ossd_mono_ns () - t0) / 1e9);
+        }
+      free (oids);
+      if (r < 0)
+        return r;
+    }
+  pthread_mutex_lock (&fs->state_lock);
+  fs->state.flags |= OSSD_ARRAY_STATE_OPEN;
+  r = state_store (fs);
+  pthread_mutex_unlock (&fs->state_lock);
+  return r;
+}
+
+void
+parity_mount_close (struct fs *fs)
+{
+  if (!fs_parity (fs))
+    return;
+  pthread_mutex_lock (&fs->state_lock);
+  fs->state.flags &= ~(uint64_t) OSSD_ARRAY_STATE_OPEN;
+  if (state_store (fs) < 0)
+    fs_log (fs, "could not mark the array closed: the next mount checks every row's parity");
+  pthread_mutex_unlock (&fs->state_lock);
 }
 
 /* ---- watching the drives ------------------------------------------------- */

@@ -128,8 +128,8 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
 }
 
 /* Every OID of partition pid on o, ascending, from `after` on. */
-static int
-list_all (struct fs *fs, uint32_t d, uint64_t after, uint64_t **out,
+int
+stripe_list_all (struct fs *fs, uint32_t d, uint64_t after, uint64_t **out,
           size_t *count)
 {
   uint64_t *ids = NULL;
@@ -188,7 +188,7 @@ stripe_clean_strays (struct fs *fs)
 
   if (!fs_striped (fs))
     return 0;
-  if ((r = list_all (fs, fs_meta_drive (fs), OSSD_FS_FIRST_OID - 1, &meta,
+  if ((r = stripe_list_all (fs, fs_meta_drive (fs), OSSD_FS_FIRST_OID - 1, &meta,
                      &nmeta)) < 0)
     return r;
   qsort (meta, nmeta, sizeof *meta, cmp_u64);
@@ -196,7 +196,7 @@ stripe_clean_strays (struct fs *fs)
     {
       if (fs_drive_failed (fs, d))
         continue;
-      if ((r = list_all (fs, d, OSSD_FS_FIRST_OID - 1, &data, &ndata)) < 0)
+      if ((r = stripe_list_all (fs, d, OSSD_FS_FIRST_OID - 1, &data, &ndata)) < 0)
         {
           if (fs_drive_failed (fs, d))
             r = 0;              /* list_all took it out */

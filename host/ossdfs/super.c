@@ -337,5 +337,7 @@ super_mount (struct fs *fs)
     return r;
   if ((r = clean_orphans (fs)) < 0)
     return r;
-  return stripe_clean_strays (fs);
+  if ((r = stripe_clean_strays (fs)) < 0)
+    return r;
+  return parity_mount_open (fs);
 }

@@ -7,7 +7,8 @@
 # -9 of a data drive under a verifying writer that fsyncs: the writer
 # goes on, the drive is out within the health check, the layout names it
 # (out=D), every file reads back (rebuilt from the others) and writes go
-# on; a remount with the stale drive back mounts degraded and never
+# on (before that: ossdfs killed under writes, and the next mount makes
+# every row's parity right again); a remount with the stale drive back mounts degraded and never
 # reads it; array rebuild onto it from the three others (progress,
 # --json), then info says clean, fsck checks every parity row, and every
 # file, the writer's acknowledged records among them, is as written; then
@@ -108,8 +109,33 @@ out=$(array_ctl array fsck 2>&1)
 case $out in "array fsck: clean (4 drives, "*"raid5, parity rows checked: "*) tap_ok "array fsck: every row's parity is its data's XOR: $out" ;;
   *) tap_not_ok "array fsck after the writes is clean" "$out" ;; esac
 
+# ---- kill -9 of ossdfs under writes (the write hole) ------------------------------------
+in_shell "remount" fs_mount
+python3 - "$mnt" <<'PY' >/dev/null 2>&1 &
+import os, random, sys
+random.seed(3)
+fd = os.open(sys.argv[1] + "/scratch", os.O_RDWR | os.O_CREAT)
+while True:
+    os.pwrite(fd, random.randbytes(random.randrange(1, 100000)), random.randrange(0, 3000000))
+PY
+spid=$!
+sleep 2
+fs_kill
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+in_shell "remount after kill -9 of ossdfs" fs_mount
+grep -q "not unmounted cleanly: checking the parity of every row" "$work/ossdfs.log" \
+  && tap_ok "the mount after the crash resyncs the parity ($(grep -o 'parity resync: .*' "$work/ossdfs.log" | tail -1))" \
+  || tap_not_ok "the mount after the crash resyncs the parity" "$(tail -3 "$work/ossdfs.log")"
+rm -f "$mnt/scratch"
+[ "$(sums)" = "$sum_written" ] && tap_ok "every file as before the crash" || tap_not_ok "every file as before the crash" "$(diff <(echo "$sum_written") <(sums) | head -5)"
+in_shell "unmount" fs_umount
+out=$(array_ctl array fsck 2>&1)
+case $out in "array fsck: clean (4 drives, "*) tap_ok "array fsck after the crash and resync: clean" ;; *) tap_not_ok "array fsck after the crash and resync is clean" "$out" ;; esac
+
 # ---- kill -9 of a data drive under a verifying writer --------------------------------
 in_shell "remount" fs_mount
+[ "$(grep -c "not unmounted cleanly" "$work/ossdfs.log")" = 1 ] && tap_ok "after a clean unmount the mount checks no parity" \
+  || tap_not_ok "after a clean unmount the mount checks no parity" "$(grep "cleanly" "$work/ossdfs.log")"
 python3 "$writer" write "$mnt/wal" "$work/acks" 2>"$work/writer.err" &
 wpid=$!
 for _ in $(seq 300); do [ "$(tail -1 "$work/acks" 2>/dev/null || echo 0)" -ge 400 ] 2>/dev/null && break; sleep 0.1; done
