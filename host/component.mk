@@ -27,8 +27,8 @@ OSSDFS_OBJS := $(call objs,host,$(OSSDFS_SRCS))
 CPPFLAGS_host += $(shell pkg-config --cflags fuse3 2>/dev/null)
 ALL_TARGETS += $(B)/ossdfs
 $(OSSDFS_OBJS): | $(PROTO_GEN)/ossd.pb-c.h
-$(B)/ossdfs: $(OSSDFS_OBJS) $(HOST_LIB_DEPS)
-	$(CC) $(CFLAGS) -o $@ $(OSSDFS_OBJS) $(HOST_LINK) $(shell pkg-config --libs fuse3)
+$(B)/ossdfs: $(OSSDFS_OBJS) $(HOST_LIB_DEPS) $(RAID_LIB)
+	$(CC) $(CFLAGS) -o $@ $(OSSDFS_OBJS) $(RAID_LIB) $(HOST_LINK) $(shell pkg-config --libs fuse3)
 endif
 
 HOST_TEST_SRCS := $(wildcard host/tests/test_*.c)

@@ -62,6 +62,9 @@ usage (FILE *f)
 "  --direct-io         no page cache for file data: every read and write goes\n"
 "                      to the drive (benchmarks of the drive under a host that\n"
 "                      cannot cache, e.g. bench/qos/run-pgbench)\n"
+"  --no-spike-avoid    RAID-5: read a drive in a latency spike as any other\n"
+"                      (default: rebuild its units from the rest of the row\n"
+"                      while it is in one; docs/arrays.md)\n"
 "  --key-file FILE     the drive's master key (default: $OSSD_KEY_FILE, else\n"
 "                      ossd.key in $OSSD_RUNDIR or /run/ossd; not for inproc:);\n"
 "                      one per --device on an array, in order (default there:\n"
@@ -176,7 +179,7 @@ struct options
   uint64_t pid;
   uint32_t timeout_ms, slots, spin_us, threads;
   double cache_s;
-  bool foreground, debug, no_killpriv_v2, direct_io;
+  bool foreground, debug, no_killpriv_v2, direct_io, no_spike_avoid;
 };
 
 static int
@@ -233,7 +236,8 @@ parse_args (int argc, char **argv, struct options *o)
 {
   enum { OPT_DEVICE = 256, OPT_PARTITION, OPT_LOG, OPT_TIMEOUT, OPT_SLOTS,
          OPT_CACHE, OPT_NO_KILLPRIV, OPT_SPIN, OPT_THREADS, OPT_KEY_FILE,
-         OPT_KERNEL_GROUP, OPT_CAP_TTL, OPT_STRIPE_UNIT, OPT_DIRECT_IO };
+         OPT_KERNEL_GROUP, OPT_CAP_TTL, OPT_STRIPE_UNIT, OPT_DIRECT_IO,
+         OPT_NO_SPIKE_AVOID };
   static const struct option longopts[] = {
     { "device", required_argument, NULL, OPT_DEVICE },
     { "partition", required_argument, NULL, OPT_PARTITION },
@@ -248,6 +252,7 @@ parse_args (int argc, char **argv, struct options *o)
     { "kernel-group", required_argument, NULL, OPT_KERNEL_GROUP },
     { "cap-ttl-s", required_argument, NULL, OPT_CAP_TTL },
     { "direct-io", no_argument, NULL, OPT_DIRECT_IO },
+    { "no-spike-avoid", no_argument, NULL, OPT_NO_SPIKE_AVOID },
     { "stripe-unit", required_argument, NULL, OPT_STRIPE_UNIT },
     { "foreground", no_argument, NULL, 'f' },
     { "debug", no_argument, NULL, 'd' },
@@ -331,6 +336,7 @@ parse_args (int argc, char **argv, struct options *o)
           }
         break;
       case OPT_DIRECT_IO: o->direct_io = true; break;
+      case OPT_NO_SPIKE_AVOID: o->no_spike_avoid = true; break;
       case 'o':
         if (add_fuse_opts (o, optarg) < 0)
           return -1;
@@ -414,6 +420,8 @@ main (int argc, char **argv)
   copts.before_wait_arg = &fs;
   fs.cap_ttl_ns = o.cap_ttl_s * 1000000000ull;
   fs.direct_io = o.direct_io;
+  fs.spike_avoid = !o.no_spike_avoid;
+  pthread_mutex_init (&fs.monitor_lock, NULL);
   if (o.kernel_group)
     {
       struct group *g = getgrnam (o.kernel_group);
@@ -529,6 +537,7 @@ out:
       free (fs.drive[d].uri);
     }
   free (fs.drive);
+  raid_monitor_destroy (fs.monitor);
   loop_free (fs.loop);
   if (!status)
     fs_log (&fs, "unmounted %s", o.mountpoint);

@@ -56,6 +56,7 @@
 
 #include "libossd.h"
 #include "ossd_array.h"
+#include "ossd_raid.h"
 
 #define OSSDFS_SB_OID       1
 #define OSSDFS_ROOT_OID     2
@@ -131,6 +132,7 @@ enum fs_stat
   SC_DRIVE_FLUSH, SC_DRIVE_FLUSH_SKIPPED,
   SC_LOOP_SLEEP, SC_LOOP_CONCURRENT,
   SC_DRIVE_INFO,
+  SC_SPIKE_STEERED,           /* RAID-5 reads rebuilt around a spike */
   SC_COUNT
 };
 struct fs_stats
@@ -169,6 +171,12 @@ struct fs
   struct ossd_geometry geom;  /* unit, ndrives and the level */
   struct ossd_array_state state;   /* RAID-5 (parity.c; state_lock) */
   pthread_mutex_t state_lock;
+  /* RAID-5 spike avoidance (parity.c): host/raid's latency monitor, fed
+   * by every parity.c call to a drive; reads of a drive in a spike are
+   * rebuilt from the rest of the row instead. */
+  struct raid_monitor *monitor;
+  pthread_mutex_t monitor_lock;
+  bool spike_avoid;
   pthread_t watch_thread;     /* RAID-5: the drives' health (parity.c) */
   bool watch_started;
   _Atomic bool watch_stop;

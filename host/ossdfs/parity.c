@@ -123,6 +123,15 @@ parity_mount_state (struct fs *fs)
       any = true;
     }
   fs->state = best;
+  if (fs->spike_avoid && !fs->monitor)
+    {
+      struct raid_monitor_params mp;
+      raid_error rerr = { { 0 } };
+
+      raid_monitor_defaults (&mp);
+      if (raid_monitor_create (fs->ndrives, &mp, &fs->monitor, &rerr) < 0)
+        fs_log (fs, "no spike avoidance: %s", rerr.msg);
+    }
   for (uint32_t d = 0; d < fs->ndrives; d++)
     if (best.stale_mask & (1ull << d))
       {
@@ -170,6 +179,53 @@ xor_into (char *dst, const char *src, size_t n)
     dst[i] ^= src[i];
 }
 
+/* ---- the latency monitor (spike avoidance) -------------------------------- */
+
+static uint64_t
+mon_begin (struct fs *fs, uint32_t d)
+{
+  uint64_t t = ossd_mono_ns ();
+
+  if (fs->monitor)
+    {
+      pthread_mutex_lock (&fs->monitor_lock);
+      raid_monitor_submit (fs->monitor, d, t);
+      pthread_mutex_unlock (&fs->monitor_lock);
+    }
+  return t;
+}
+
+static void
+mon_end (struct fs *fs, uint32_t d, uint64_t t0)
+{
+  if (!fs->monitor)
+    return;
+  pthread_mutex_lock (&fs->monitor_lock);
+  raid_monitor_complete (fs->monitor, d, t0, ossd_mono_ns ());
+  pthread_mutex_unlock (&fs->monitor_lock);
+}
+
+/* Whether to rebuild drive d's piece of row rw from the others instead of
+ * reading d: d is in a latency spike and no other drive of the row is in
+ * one or out. */
+static bool
+steer_around (struct fs *fs, uint32_t d)
+{
+  uint64_t now = ossd_mono_ns ();
+  bool steer;
+
+  if (!fs->monitor || !fs->spike_avoid)
+    return false;
+  pthread_mutex_lock (&fs->monitor_lock);
+  steer = raid_monitor_in_spike (fs->monitor, d, now);
+  for (uint32_t i = 0; steer && i < fs->ndrives; i++)
+    if (i != d && (fs_drive_failed (fs, i)
+                   || raid_monitor_in_spike (fs->monitor, i, now)))
+      steer = false;
+  pthread_mutex_unlock (&fs->monitor_lock);
+  return steer;
+}
+
 /* After a call to drive d that succeeded: a restart behind it (lost
  * writes) makes it a failure of the transport all the same. */
 static int
@@ -190,8 +246,10 @@ read_range (struct fs *fs, uint32_t d, uint64_t oid, uint64_t doff, char *buf,
             size_t n, ossd_error *err)
 {
   size_t got = 0;
+  uint64_t t0 = mon_begin (fs, d);
   int r = ossd_read (fs->drive[d].o, fs->pid, oid, doff, buf, n, &got, err);
 
+  mon_end (fs, d, t0);
   r = check_restart (fs, d, r, err);
   if (r == -ENOENT)
     {
@@ -236,7 +294,7 @@ row_drive (const struct fs *fs, const struct row *rw, uint32_t j)
 static int
 row_read_all (struct fs *fs, struct inode *ip, const struct row *rw,
               uint64_t lo, uint64_t hi, uint64_t reach, char *units,
-              char *par, bool want_parity)
+              char *par, bool want_parity, uint32_t skip)
 {
   uint64_t U = fs->unit, doff = rw->index * U + lo;
   size_t len = (size_t) (hi - lo);
@@ -254,7 +312,7 @@ row_read_all (struct fs *fs, struct inode *ip, const struct row *rw,
           memset (dst, 0, len);  /* nothing stored there */
           continue;
         }
-      if (fs_drive_failed (fs, d))
+      if (fs_drive_failed (fs, d) || d == skip)
         {
           if (lost >= 0)
             return -EIO;
@@ -292,17 +350,23 @@ write_range (struct fs *fs, struct inode *ip, uint32_t d, uint64_t doff,
              const char *buf, size_t n, uint64_t *ends)
 {
   ossd_error err = { 0 };
+  uint64_t t0;
   int r;
 
   if (fs_drive_failed (fs, d) || n == 0)
     return 0;
+  t0 = mon_begin (fs, d);
   if (buf)
     r = ossd_write (fs->drive[d].o, fs->pid, ip->oid, doff, buf, n, &err);
   else if (doff >= ip->dlen[d])
-    return 0;                 /* a hole already */
+    {
+      mon_end (fs, d, t0);
+      return 0;               /* a hole already */
+    }
   else
     r = ossd_punch (fs->drive[d].o, fs->pid, ip->oid, doff,
                     doff + n > ip->dlen[d] ? ip->dlen[d] - doff : n, &err);
+  mon_end (fs, d, t0);
   r = check_restart (fs, d, r, &err);
   fs_modified_drive (fs, d);
   if (r < 0)
@@ -350,7 +414,8 @@ row_update (struct fs *fs, struct inode *ip, const struct row *rw,
   if (degraded || need <= touched)
     {
       /* recompute: the row as it is, the new data over it, XOR */
-      if ((r = row_read_all (fs, ip, rw, lo, hi, reach, units, par, false)) < 0)
+      if ((r = row_read_all (fs, ip, rw, lo, hi, reach, units, par, false,
+                             UINT32_MAX)) < 0)
         return r;
       for (uint32_t j = j0; j <= j1; j++)
         {
@@ -506,10 +571,14 @@ parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
       uint32_t d;
       uint64_t doff, run;
       size_t n;
+      bool steered;
 
       ossd_geom_locate (&fs->geom, off + pos, &d, &doff, &run);
       n = run < size - pos ? (size_t) run : size - pos;
-      if (!fs_drive_failed (fs, d))
+      steered = !fs_drive_failed (fs, d) && steer_around (fs, d);
+      if (steered)
+        stats_done (fs, SC_SPIKE_STEERED, 0);
+      else if (!fs_drive_failed (fs, d))
         {
           r = read_range (fs, d, ip->oid, doff, buf + pos, n, &err);
           if (r == 0)
@@ -521,7 +590,7 @@ parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
             return fs_fail (fs, r, &err, d ? "READ (data drive)" : "READ",
                             ip->oid);
         }
-      /* drive d is out: rebuild the piece from the rest of its row */
+      /* drive d is out, or in a spike: the piece from the rest of its row */
       if (!b.units && (r = bufs_get (fs, &b)) < 0)
         return r;
       {
@@ -534,7 +603,8 @@ parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
         pthread_mutex_lock (&ip->parity_lock);
         for (int tries = 0; tries < 3; tries++)
           if ((r = row_read_all (fs, ip, &rw, x, x + n, UINT64_MAX, b.units,
-                                 b.par, true)) != -EAGAIN)
+                                 b.par, true, steered ? d : UINT32_MAX))
+              != -EAGAIN)
             break;
         pthread_mutex_unlock (&ip->parity_lock);
         if (r == -EAGAIN)
@@ -568,7 +638,7 @@ parity_cut_row (struct fs *fs, struct inode *ip, uint64_t size)
   for (int tries = 0; tries < 3; tries++)
     {
       if ((r = row_read_all (fs, ip, &rw, 0, U, ip->parity_reach, b.units,
-                             b.par, false)) == 0)
+                             b.par, false, UINT32_MAX)) == 0)
         {
           /* the row as the cut leaves it */
           for (uint32_t j = 0; j < rw.m; j++)
@@ -616,7 +686,7 @@ resync_file (struct fs *fs, struct inode *ip, struct row_bufs *b,
       row_init (fs, row, &rw);
       len = size - rw.start < U ? size - rw.start : U;
       if ((r = row_read_all (fs, ip, &rw, 0, len, ip->parity_reach, b->units,
-                             b->par, true)) < 0)
+                             b->par, true, UINT32_MAX)) < 0)
         break;
       memcpy (x, b->units, len);
       for (uint32_t j = 1; j < rw.m; j++)

@@ -36,6 +36,7 @@ static const char *const stat_names[SC_COUNT] = {
   [SC_LOOP_SLEEP] = "loop.sleep",         /* a reader waited (loop.c) */
   [SC_LOOP_CONCURRENT] = "loop.concurrent",  /* entered concurrent mode */
   [SC_DRIVE_INFO] = "drive.info",         /* free space read (space.c) */
+  [SC_SPIKE_STEERED] = "raid5.spike_steered",  /* reads rebuilt (parity.c) */
 };
 
 void

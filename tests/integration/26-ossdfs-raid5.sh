@@ -7,7 +7,8 @@
 # -9 of a data drive under a verifying writer that fsyncs: the writer
 # goes on, the drive is out within the health check, the layout names it
 # (out=D), every file reads back (rebuilt from the others) and writes go
-# on (before that: ossdfs killed under writes, and the next mount makes
+# on (before that: a drive in latency spikes read around, every byte
+# right; ossdfs killed under writes, and the next mount makes
 # every row's parity right again); a remount with the stale drive back mounts degraded and never
 # reads it; array rebuild onto it from the three others (progress,
 # --json), then info says clean, fsck checks every parity row, and every
@@ -108,6 +109,44 @@ in_shell "unmount" fs_umount
 out=$(array_ctl array fsck 2>&1)
 case $out in "array fsck: clean (4 drives, "*"raid5, parity rows checked: "*) tap_ok "array fsck: every row's parity is its data's XOR: $out" ;;
   *) tap_not_ok "array fsck after the writes is clean" "$out" ;; esac
+
+# ---- a drive in latency spikes: reads rebuilt around it ---------------------------------
+in_shell "remount with --direct-io (every read goes to the drives)" fs_mount --direct-io
+pid1=$(cat "$work/run1/ossd.pid")
+( while :; do kill -STOP "$pid1"; sleep 0.03; kill -CONT "$pid1"; sleep 0.1; done ) &
+stall=$!
+python3 - "$mnt" "$work/ref" <<'PY' >"$work/spike.log" 2>&1
+import os, random, sys, threading, time
+mnt, ref = sys.argv[1], sys.argv[2]
+want = open(f"{ref}/big", "rb").read()
+fd = os.open(f"{mnt}/big", os.O_RDONLY)
+bad = []
+def steered():
+    for line in os.getxattr(mnt, "user.ossd.stats").decode().splitlines():
+        if line.startswith("raid5.spike_steered"):
+            return int(line.split()[1])
+    return 0
+t_end = time.time() + 15
+def worker(seed):
+    rnd = random.Random(seed)
+    while time.time() < t_end and not bad:
+        off = rnd.randrange(0, len(want) - 8192)
+        if os.pread(fd, 8192, off) != want[off:off + 8192]:
+            bad.append(off)
+        if rnd.random() < 0.01 and steered() >= 20:
+            return
+th = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+[t.start() for t in th]; [t.join() for t in th]
+print("bad" if bad else "ok", steered())
+PY
+kill $stall; wait $stall 2>/dev/null; kill -CONT "$pid1"
+read -r verdict nsteered <"$work/spike.log"
+[ "$verdict" = ok ] && [ "${nsteered:-0}" -gt 0 ] \
+  && tap_ok "drive 1 stalled 30 ms of every 130: reads of it rebuilt from the others ($nsteered), every byte right" \
+  || tap_not_ok "reads around a drive in spikes" "$(cat "$work/spike.log")"
+grep -q "drive 1 .* failed" "$work/ossdfs.log" && tap_not_ok "a drive in spikes is not taken out" "$(grep 'drive 1' "$work/ossdfs.log" | tail -1)" \
+  || tap_ok "a drive in spikes is not taken out"
+in_shell "unmount" fs_umount
 
 # ---- kill -9 of ossdfs under writes (the write hole) ------------------------------------
 in_shell "remount" fs_mount
