@@ -283,6 +283,23 @@ test_batch (void **state)
   assert_int_equal (ftl_stat_object (f, 1, 50, &i2, &e), -ENOENT);
   assert_int_equal (ftl_read (f, 1, 60, 0, r, sizeof r, &n, &e), 0);
   assert_memory_equal (r, w, sizeof w);
+  /* ENSURE: an object that exists is kept as it is (its bytes too), a
+   * missing one is created; CREATE of the same still refuses */
+  struct ftl_op ens[] = {
+    { .kind = FTL_OP_ENSURE_OBJECT, .pid = 1, .oid = 60 },
+    { .kind = FTL_OP_ENSURE_OBJECT, .pid = 1, .oid = 61 },
+    { .kind = FTL_OP_SET_ATTR, .pid = 1, .oid = 60, .attr_page = 4,
+      .attr_number = 3, .data = "e", .len = 1 },
+    { .kind = FTL_OP_SET_ATTR, .pid = 1, .oid = 61, .attr_page = 4,
+      .attr_number = 3, .data = "e", .len = 1 },
+  };
+  assert_int_equal (ftl_apply_batch (f, ens, 4, &bad, &e), 0);
+  assert_int_equal (ftl_read (f, 1, 60, 0, r, sizeof r, &n, &e), 0);
+  assert_memory_equal (r, w, sizeof w);
+  assert_int_equal (ftl_stat_object (f, 1, 61, &i2, &e), 0);
+  assert_int_equal (i2.size, 0);
+  ens[0].kind = FTL_OP_CREATE_OBJECT;
+  assert_int_equal (ftl_apply_batch (f, ens, 1, &bad, &e), -EEXIST);
   expect_fsck_clean (f);
 }
 

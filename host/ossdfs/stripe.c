@@ -504,6 +504,7 @@ stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
               uint64_t *objects)
 {
   uint64_t min_free = UINT64_MAX;
+  uint32_t counted = 0;
 
   *capacity = *objects = 0;
   for (uint32_t d = 0; d < fs->ndrives; d++)
@@ -520,6 +521,7 @@ stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
       if (r < 0)
         return drive_fail (fs, d, r, &err, "INFO", 0);
       *capacity += info->capacity_bytes;
+      counted++;
       if (info->free_bytes < min_free)
         min_free = info->free_bytes;
       if (d == 0)
@@ -529,8 +531,10 @@ stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
   /* striping fills the drives evenly: the fullest one bounds the rest;
    * under RAID-5 one drive in N holds parity */
   *free_bytes = min_free * ossd_geom_data_drives (&fs->geom);
-  if (fs_parity (fs))
-    *capacity = *capacity / fs->ndrives * (fs->ndrives - 1);
+  if (fs_parity (fs) && counted)
+    *capacity = *capacity / counted * (fs->ndrives - 1);
+  if (!counted)
+    min_free = 0;
   return 0;
 }
 
