@@ -157,6 +157,10 @@ struct ossd_object_stat
 };
 int ossd_stat (ossd_t *o, uint64_t pid, uint64_t oid,
                struct ossd_object_stat *st, ossd_error *err);
+/* Every attribute of the object, with its size and mapped bytes: on 0,
+ * (*resp)->attributes (free *resp with ossd__response__free_unpacked). */
+int ossd_get_attrs (ossd_t *o, uint64_t pid, uint64_t oid,
+                    Ossd__Response **resp, ossd_error *err);
 /* Get one attribute; *len gets its full length, up to cap bytes copied. */
 int ossd_get_attr (ossd_t *o, uint64_t pid, uint64_t oid, uint32_t page,
                    uint32_t number, void *buf, size_t cap, size_t *len,

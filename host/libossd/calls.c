@@ -870,6 +870,22 @@ get_attrs (ossd_t *o, uint64_t pid, uint64_t oid, Ossd__Attribute **which,
 }
 
 int
+ossd_get_attrs (ossd_t *o, uint64_t pid, uint64_t oid, Ossd__Response **resp,
+                ossd_error *err)
+{
+  int r;
+
+  *resp = NULL;
+  r = get_attrs (o, pid, oid, NULL, 0, resp, err);
+  if (r < 0 && *resp)
+    {
+      ossd__response__free_unpacked (*resp, NULL);
+      *resp = NULL;
+    }
+  return r;
+}
+
+int
 ossd_stat (ossd_t *o, uint64_t pid, uint64_t oid, struct ossd_object_stat *st,
            ossd_error *err)
 {

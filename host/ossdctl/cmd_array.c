@@ -617,31 +617,13 @@ meta_object (uint64_t oid)
   return oid != OSSD_ARRAY_LABEL_OID && oid != OSSD_ARRAY_STATE_OID;
 }
 
-/* Every attribute of object oid on o (NULL with ENOENT when it has none). */
+/* Every attribute of object oid on o, or NULL with *r and err set. */
 static Ossd__Response *
 get_all_attrs (ossd_t *o, uint64_t pid, uint64_t oid, int *r, ossd_error *err)
 {
-  Ossd__Request req = OSSD__REQUEST__INIT;
-  Ossd__GetAttributes g = OSSD__GET_ATTRIBUTES__INIT;
-  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
-  Ossd__Response *resp = NULL;
+  Ossd__Response *resp;
 
-  id.pid = pid;
-  id.oid = oid;
-  g.obj = &id;
-  req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
-  req.get_attributes = &g;
-  *r = ossd_call (o, &req, &resp, err);
-  if (*r == 0 && resp->body_case != OSSD__RESPONSE__BODY_ATTRIBUTES)
-    {
-      snprintf (err->msg, sizeof err->msg, "GET ATTRIBUTES of %" PRIu64 ": no attributes in the answer", oid);
-      *r = -EIO;
-    }
-  if (*r < 0 && resp)
-    {
-      ossd__response__free_unpacked (resp, NULL);
-      resp = NULL;
-    }
+  *r = ossd_get_attrs (o, pid, oid, &resp, err);
   return resp;
 }
 
@@ -900,20 +882,12 @@ file_attrs (ossd_t *o, uint64_t pid, uint64_t oid, bool *is_inode,
             uint32_t *mode, bool *have_size, uint64_t *size, uint64_t *len,
             ossd_error *err)
 {
-  Ossd__Request req = OSSD__REQUEST__INIT;
-  Ossd__GetAttributes g = OSSD__GET_ATTRIBUTES__INIT;
-  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
   Ossd__Response *resp = NULL;
   int r;
 
-  id.pid = pid;
-  id.oid = oid;
-  g.obj = &id;
-  req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
-  req.get_attributes = &g;
   *is_inode = *have_size = false;
-  r = ossd_call (o, &req, &resp, err);
-  if (r == 0 && resp->body_case == OSSD__RESPONSE__BODY_ATTRIBUTES)
+  r = ossd_get_attrs (o, pid, oid, &resp, err);
+  if (r == 0)
     {
       *len = resp->attributes->size;
       for (size_t i = 0; i < resp->attributes->n_attrs; i++)

@@ -277,16 +277,8 @@ cmd_attr (struct ctl *c, int argc, char **argv)
     return 1;
   if (strcmp (argv[0], "ls") == 0)
     {
-      Ossd__Request req = OSSD__REQUEST__INIT;
-      Ossd__GetAttributes g = OSSD__GET_ATTRIBUTES__INIT;
-      Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
       Ossd__Response *resp = NULL;
-      id.pid = pid;
-      id.oid = oid;
-      g.obj = &id;
-      req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
-      req.get_attributes = &g;
-      r = ossd_call (h, &req, &resp, &err);
+      r = ossd_get_attrs (h, pid, oid, &resp, &err);
       if (r == 0)
         {
           const Ossd__AttributesResult *a = resp->attributes;

@@ -166,9 +166,6 @@ table_insert (struct fs *fs, struct inode *ip)
 static int
 inode_load (struct fs *fs, uint64_t oid, struct inode **out)
 {
-  Ossd__Request req = OSSD__REQUEST__INIT;
-  Ossd__GetAttributes g = OSSD__GET_ATTRIBUTES__INIT;
-  Ossd__ObjectId id = OSSD__OBJECT_ID__INIT;
   Ossd__Response *resp = NULL;
   ossd_error err = { 0 };
   struct inode *ip;
@@ -176,22 +173,10 @@ inode_load (struct fs *fs, uint64_t oid, struct inode **out)
   uint64_t size_attr = 0;
   int r;
 
-  id.pid = fs->pid;
-  id.oid = oid;
-  g.obj = &id;
-  req.body_case = OSSD__REQUEST__BODY_GET_ATTRIBUTES;
-  req.get_attributes = &g;
-  r = ossd_call (fs_meta (fs), &req, &resp, &err);
+  r = ossd_get_attrs (fs_meta (fs), fs->pid, oid, &resp, &err);
   if (r < 0)
     {
       r = fs_fail (fs, r, &err, "GET ATTRIBUTES (inode)", oid);
-      goto out;
-    }
-  if (resp->body_case != OSSD__RESPONSE__BODY_ATTRIBUTES)
-    {
-      fs_log (fs, "GET ATTRIBUTES (pid %llu, oid %llu): answer without attributes",
-              (unsigned long long) fs->pid, (unsigned long long) oid);
-      r = -EIO;
       goto out;
     }
   ip = inode_alloc (oid);
