@@ -247,10 +247,11 @@ static inline uint32_t
 ossd_stripe_heap_block (uint32_t unit_blocks, uint32_t index, uint32_t count,
                         uint32_t parity, uint32_t block)
 {
-  uint64_t row = block / unit_blocks, pos;
+  uint64_t row, pos;
 
   if (count <= 1)
-    return block;
+    return block;             /* unstriped: unit_blocks may be 0 */
+  row = block / unit_blocks;
   if (!parity)
     return (uint32_t) ((row * count + index) * unit_blocks
                        + block % unit_blocks);
