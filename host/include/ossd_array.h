@@ -128,6 +128,8 @@ uint64_t ossd_geom_drive_length (const struct ossd_geometry *g, uint64_t size,
  * reaches (0 for 0). */
 uint64_t ossd_geom_logical_end (const struct ossd_geometry *g, uint64_t len,
                                 uint32_t d);
+/* dst ^= src over n bytes (RAID-5 parity, its checks and rebuilds). */
+void ossd_xor_into (void *dst, const void *src, size_t n);
 /* 0 when (n, level) is an array this build can make, else -EINVAL. */
 int ossd_geom_check (const struct ossd_geometry *g, char *why, size_t len);
 const char *ossd_array_level_name (uint32_t level);

@@ -186,6 +186,25 @@ ossd_geom_logical_end (const struct ossd_geometry *g, uint64_t len, uint32_t d)
   return (last / g->unit) * (g->n - 1) * g->unit + last % g->unit + 1;
 }
 
+void
+ossd_xor_into (void *dst, const void *src, size_t n)
+{
+  char *d = dst;
+  const char *s = src;
+  size_t i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    {
+      uint64_t a, b;
+      memcpy (&a, d + i, 8);
+      memcpy (&b, s + i, 8);
+      a ^= b;
+      memcpy (d + i, &a, 8);
+    }
+  for (; i < n; i++)
+    d[i] ^= s[i];
+}
+
 int
 ossd_geom_check (const struct ossd_geometry *g, char *why, size_t len)
 {

@@ -793,13 +793,6 @@ read_drives (const struct array_args *a, const struct member *m, uint32_t skip,
   return r;
 }
 
-static void
-xor_buf (char *dst, const char *src, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    dst[i] ^= src[i];
-}
-
 /* Rows read per round: about 8 MiB of each drive. */
 static uint64_t
 rows_per_round (uint64_t unit)
@@ -856,7 +849,7 @@ check_parity (const struct array_args *a, const struct member *m,
           return;
         }
       for (uint32_t d = 1; d < a->n; d++)
-        xor_buf (bufs[0], bufs[d], len);
+        ossd_xor_into (bufs[0], bufs[d], len);
       for (uint64_t r = 0; r < nr; r++)
         {
           const char *x = bufs[0] + r * g->unit;
@@ -1177,7 +1170,7 @@ rebuild_file (const struct array_args *a, const struct member *m,
         }
       for (uint32_t d = 0; d < a->n; d++)
         if (d != D && d != first)
-          xor_buf (bufs[first], bufs[d], n);
+          ossd_xor_into (bufs[first], bufs[d], n);
       for (size_t at = 0; at < n; at += (size_t) g->unit)
         {
           size_t piece = n - at < g->unit ? n - at : (size_t) g->unit;

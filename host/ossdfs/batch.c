@@ -216,18 +216,12 @@ batch_run (struct fs *fs, struct batch *b, const char *what, uint64_t oid)
       memset (&err, 0, sizeof err);
       r = batch_run_on (fs, b, d, true, &err);
     }
-  else if (r == 0 && d == 0 && fs_parity (fs) && !fs_drive_failed (fs, 1))
+  else if (r == 0 && fs_meta_copy (fs, d))
     {
       ossd_error e1 = { 0 };
-      int r1 = batch_run_on (fs, b, 1, true, &e1);
-      char why[700];
 
-      if (r1 < 0 && !parity_lost (fs, 1, r1, &e1, "COMPOUND (metadata copy)"))
-        {
-          snprintf (why, sizeof why, "its copy of the metadata refused a change drive 0 took (COMPOUND for %s: %s)",
-                    what, e1.msg);
-          parity_drive_failed (fs, 1, why);
-        }
+      snprintf (cmd, sizeof cmd, "COMPOUND for %s", what);
+      parity_copy_refused (fs, batch_run_on (fs, b, 1, true, &e1), &e1, cmd);
     }
   space_batch_end (fs, bytes);
   stats_done (fs, SC_DRIVE_COMPOUND, t0);

@@ -434,7 +434,7 @@ main (int argc, char **argv)
       fs.kernel_group_set = true;
     }
   fs.ndrives = o.ndevices;
-  fs.unit = o.stripe_unit;      /* checked against the labels (stripe.c) */
+  fs.geom.unit = o.stripe_unit;      /* checked against the labels (stripe.c) */
   if (!(fs.drive = calloc (fs.ndrives, sizeof *fs.drive)))
     return 1;
   for (uint32_t d = 0; d < fs.ndrives; d++)
@@ -509,7 +509,7 @@ main (int argc, char **argv)
     fs_log (&fs, "mounted partition %llu of a %u-drive array (%s, unit %llu, drive 0 %s) on %s",
             (unsigned long long) fs.pid, fs.ndrives,
             ossd_array_level_name (fs.geom.level),
-            (unsigned long long) fs.unit, fs.uri, o.mountpoint);
+            (unsigned long long) fs.geom.unit, fs.uri, o.mountpoint);
   else
     fs_log (&fs, "mounted partition %llu of %s on %s",
             (unsigned long long) fs.pid, fs.uri, o.mountpoint);

@@ -26,7 +26,7 @@
  *
  * Arrays (stripe.c, docs/arrays.md): mounted over N > 1 drives, a regular
  * file is an object with the same OID on every drive, striped in units of
- * fs->unit (unit k on drive k % N at offset (k / N) * unit).  Everything
+ * fs->geom.unit (unit k on drive k % N at offset (k / N) * unit).  Everything
  * else -- the superblock, directories, symlinks, every inode attribute and
  * xattr -- lives on drive 0 only, as on a one-drive mount, and a regular
  * file's size is one more attribute there (OSSD_FS_SIZE_NUMBER), written
@@ -167,8 +167,7 @@ struct fs
   char *uri;                  /* drive 0's URI */
   uint32_t ndrives;           /* 1: an ordinary one-drive mount */
   struct fs_drive *drive;     /* [ndrives] */
-  uint64_t unit;              /* stripe unit (bytes) */
-  struct ossd_geometry geom;  /* unit, ndrives and the level */
+  struct ossd_geometry geom;  /* stripe unit, ndrives and the level */
   struct ossd_array_state state;   /* RAID-5 (parity.c; state_lock) */
   pthread_mutex_t state_lock;
   /* RAID-5 spike avoidance (parity.c): host/raid's latency monitor, fed
@@ -272,7 +271,7 @@ fs_parity (const struct fs *fs)
   return fs->geom.level == OSSD_ARRAY_RAID5;
 }
 /* Mount: check every drive's array label against the others and the
- * order given (or that a lone drive is no array member); sets fs->unit,
+ * order given (or that a lone drive is no array member); sets fs->geom,
  * fs->labelled, fs->uuid.  want_unit 0: the label's.  Logs the reason. */
 int stripe_check_labels (struct fs *fs, uint64_t want_unit);
 /* Every OID of drive d's partition after `after`, ascending (malloc'd). */
@@ -331,6 +330,12 @@ fs_meta (struct fs *fs)
 /* Take drive d out of the array and store that on the others: 0, or
  * -EIO when another drive is out already (logged with why). */
 int parity_drive_failed (struct fs *fs, uint32_t d, const char *why);
+/* RAID-5: whether a metadata change just made on drive d goes to drive
+ * 1's copy too (d is drive 0 and drive 1 is in), and what to do when the
+ * copy refuses it (r < 0: drive 1 is taken out, as failed or stale). */
+bool fs_meta_copy (struct fs *fs, uint32_t d);
+void parity_copy_refused (struct fs *fs, int r, const ossd_error *err,
+                          const char *what);
 /* A call to drive d failed with r: when that is the transport (the drive
  * is gone or stalled) on a RAID-5 array, take the drive out and return
  * true (do without it); else false (report r). */

@@ -15,10 +15,10 @@
  * without a read); it is taken after ip->lock when both are held.
  *
  * Order within a row: data first, then parity.  A crash of ossdfs in
- * between leaves that row's parity stale, which matters only if a drive
- * is lost before the row is written again (the "write hole"; not closed
- * yet: docs/arrays.md).  The data itself is written through as on one
- * drive: an acknowledged write is on its drive (or, with that drive
+ * between leaves that row's parity stale (the "write hole"): the array
+ * state says the mount was open, and the next mount makes every row right
+ * again (parity_mount_open).  The data itself is written through as on
+ * one drive: an acknowledged write is on its drive (or, with that drive
  * failed, in the row's parity). */
 #include <errno.h>
 #include <inttypes.h>
@@ -149,6 +149,25 @@ parity_mount_state (struct fs *fs)
 }
 
 bool
+fs_meta_copy (struct fs *fs, uint32_t d)
+{
+  return d == 0 && fs_parity (fs) && !fs_drive_failed (fs, 1);
+}
+
+void
+parity_copy_refused (struct fs *fs, int r, const ossd_error *err,
+                     const char *what)
+{
+  char why[700];
+
+  if (r >= 0 || parity_lost (fs, 1, r, err, what))
+    return;
+  snprintf (why, sizeof why, "its copy of the metadata refused a change drive 0 took (%s: %s)",
+            what, err->msg);
+  parity_drive_failed (fs, 1, why);
+}
+
+bool
 parity_lost (struct fs *fs, uint32_t d, int r, const ossd_error *err,
              const char *cmd)
 {
@@ -161,23 +180,6 @@ parity_lost (struct fs *fs, uint32_t d, int r, const ossd_error *err,
 }
 
 /* ---- one row ----------------------------------------------------------- */
-
-static void
-xor_into (char *dst, const char *src, size_t n)
-{
-  size_t i = 0;
-
-  for (; i + 8 <= n; i += 8)
-    {
-      uint64_t a, b;
-      memcpy (&a, dst + i, 8);
-      memcpy (&b, src + i, 8);
-      a ^= b;
-      memcpy (dst + i, &a, 8);
-    }
-  for (; i < n; i++)
-    dst[i] ^= src[i];
-}
 
 /* ---- the latency monitor (spike avoidance) -------------------------------- */
 
@@ -205,9 +207,9 @@ mon_end (struct fs *fs, uint32_t d, uint64_t t0)
   pthread_mutex_unlock (&fs->monitor_lock);
 }
 
-/* Whether to rebuild drive d's piece of row rw from the others instead of
- * reading d: d is in a latency spike and no other drive of the row is in
- * one or out. */
+/* Whether to rebuild drive d's piece from the rest of its row instead of
+ * reading d: d is in a latency spike and no other drive is in one or out
+ * (every drive holds a unit of every row). */
 static bool
 steer_around (struct fs *fs, uint32_t d)
 {
@@ -274,15 +276,20 @@ row_init (const struct fs *fs, uint64_t index, struct row *rw)
 {
   rw->index = index;
   rw->m = fs->ndrives - 1;
-  rw->start = index * rw->m * fs->unit;
-  rw->parity = ossd_geom_parity_drive (&fs->geom, index * fs->unit);
+  rw->start = index * rw->m * fs->geom.unit;
+  rw->parity = ossd_geom_parity_drive (&fs->geom, index * fs->geom.unit);
 }
 
+/* The drive of data unit j of the row (ossd_array.h's placement). */
 static uint32_t
 row_drive (const struct fs *fs, const struct row *rw, uint32_t j)
 {
-  return (uint32_t) ((j + fs->ndrives - rw->index % fs->ndrives)
-                     % fs->ndrives);
+  uint32_t d;
+  uint64_t doff, run;
+
+  ossd_geom_locate (&fs->geom, rw->start + (uint64_t) j * fs->geom.unit, &d,
+                    &doff, &run);
+  return d;
 }
 
 /* The in-unit range [lo, hi) of units j of the row as they are now,
@@ -296,7 +303,7 @@ row_read_all (struct fs *fs, struct inode *ip, const struct row *rw,
               uint64_t lo, uint64_t hi, uint64_t reach, char *units,
               char *par, bool want_parity, uint32_t skip)
 {
-  uint64_t U = fs->unit, doff = rw->index * U + lo;
+  uint64_t U = fs->geom.unit, doff = rw->index * U + lo;
   size_t len = (size_t) (hi - lo);
   int32_t lost = -1;          /* position of a failed drive, m = parity */
   int r;
@@ -338,7 +345,7 @@ row_read_all (struct fs *fs, struct inode *ip, const struct row *rw,
       memcpy (dst, par, len);
       for (uint32_t j = 0; j < rw->m; j++)
         if ((int32_t) j != lost)
-          xor_into (dst, units + (size_t) j * U + lo, len);
+          ossd_xor_into (dst, units + (size_t) j * U + lo, len);
     }
   return 0;
 }
@@ -391,7 +398,7 @@ row_update (struct fs *fs, struct inode *ip, const struct row *rw,
             uint64_t ws, uint64_t we, const char *src, uint64_t reach,
             char *units, char *par, char *old, uint64_t *ends)
 {
-  uint64_t U = fs->unit;
+  uint64_t U = fs->geom.unit;
   uint32_t j0 = (uint32_t) ((ws - rw->start) / U);
   uint32_t j1 = (uint32_t) ((we - 1 - rw->start) / U);
   uint64_t lo = j0 == j1 ? (ws - rw->start) % U : 0;
@@ -429,7 +436,7 @@ row_update (struct fs *fs, struct inode *ip, const struct row *rw,
         }
       memcpy (par, units + lo, hi - lo);
       for (uint32_t j = 1; j < rw->m; j++)
-        xor_into (par, units + (size_t) j * U + lo, hi - lo);
+        ossd_xor_into (par, units + (size_t) j * U + lo, hi - lo);
     }
   else
     {
@@ -453,8 +460,8 @@ row_update (struct fs *fs, struct inode *ip, const struct row *rw,
             return parity_lost (fs, d, r, &err, "READ") ? -EAGAIN
               : fs_fail (fs, r, &err, "READ (RAID-5 old data)", ip->oid);
           if (src)
-            xor_into (old, src + (a - ws), b - a);
-          xor_into (par + (a - us - lo), old, b - a);
+            ossd_xor_into (old, src + (a - ws), b - a);
+          ossd_xor_into (par + (a - us - lo), old, b - a);
         }
     }
   for (uint32_t j = j0; j <= j1; j++)
@@ -480,7 +487,7 @@ struct row_bufs
 static int
 bufs_get (struct fs *fs, struct row_bufs *b)
 {
-  size_t U = (size_t) fs->unit;
+  size_t U = (size_t) fs->geom.unit;
 
   b->units = malloc (U * (fs->ndrives - 1));
   b->par = malloc (U);
@@ -509,7 +516,7 @@ static int
 parity_put (struct fs *fs, struct inode *ip, uint64_t off, const char *src,
             uint64_t size, uint64_t *ends)
 {
-  uint64_t row_bytes = fs->unit * (fs->ndrives - 1);
+  uint64_t row_bytes = fs->geom.unit * (fs->ndrives - 1);
   uint64_t reach;
   struct row_bufs b;
   int r = 0;
@@ -561,7 +568,7 @@ int
 parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
              size_t size)
 {
-  uint64_t U = fs->unit, row_bytes = U * (fs->ndrives - 1);
+  uint64_t U = fs->geom.unit, row_bytes = U * (fs->ndrives - 1);
   struct row_bufs b = { 0 };
   int r = 0;
 
@@ -602,8 +609,9 @@ parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
         j = (uint32_t) ((off + pos - rw.start) / U);
         pthread_mutex_lock (&ip->parity_lock);
         for (int tries = 0; tries < 3; tries++)
-          if ((r = row_read_all (fs, ip, &rw, x, x + n, UINT64_MAX, b.units,
-                                 b.par, true, steered ? d : UINT32_MAX))
+          if ((r = row_read_all (fs, ip, &rw, x, x + n, ip->parity_reach,
+                                 b.units, b.par, true,
+                                 steered ? d : UINT32_MAX))
               != -EAGAIN)
             break;
         pthread_mutex_unlock (&ip->parity_lock);
@@ -622,7 +630,7 @@ parity_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
 int
 parity_cut_row (struct fs *fs, struct inode *ip, uint64_t size)
 {
-  uint64_t U = fs->unit, row_bytes = U * (fs->ndrives - 1);
+  uint64_t U = fs->geom.unit, row_bytes = U * (fs->ndrives - 1);
   struct row_bufs b;
   struct row rw;
   uint64_t len;
@@ -650,7 +658,7 @@ parity_cut_row (struct fs *fs, struct inode *ip, uint64_t size)
             }
           memcpy (b.par, b.units, len);
           for (uint32_t j = 1; j < rw.m; j++)
-            xor_into (b.par, b.units + (size_t) j * U, len);
+            ossd_xor_into (b.par, b.units + (size_t) j * U, len);
           r = write_range (fs, ip, rw.parity, rw.index * U, b.par, len, NULL);
         }
       if (r != -EAGAIN)
@@ -672,7 +680,7 @@ static int
 resync_file (struct fs *fs, struct inode *ip, struct row_bufs *b,
              uint64_t *fixed)
 {
-  uint64_t U = fs->unit, row_bytes = U * (fs->ndrives - 1);
+  uint64_t U = fs->geom.unit, row_bytes = U * (fs->ndrives - 1);
   uint64_t size = ip->size;
   int r = 0;
 
@@ -690,7 +698,7 @@ resync_file (struct fs *fs, struct inode *ip, struct row_bufs *b,
         break;
       memcpy (x, b->units, len);
       for (uint32_t j = 1; j < rw.m; j++)
-        xor_into (x, b->units + (size_t) j * U, len);
+        ossd_xor_into (x, b->units + (size_t) j * U, len);
       if (memcmp (x, b->par, len) != 0)
         {
           r = write_range (fs, ip, rw.parity, row * U, x, len, NULL);

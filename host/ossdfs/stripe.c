@@ -54,8 +54,7 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
   char u0[40], u[40];
   int r;
 
-  fs->unit = OSSD_ARRAY_DEFAULT_UNIT;
-  fs->geom.unit = fs->unit;
+  fs->geom.unit = OSSD_ARRAY_DEFAULT_UNIT;
   fs->geom.n = fs->ndrives;
   fs->geom.level = OSSD_ARRAY_RAID0;
   fs->labelled = false;
@@ -119,7 +118,6 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
               u0, l0.unit, want_unit);
       return -EINVAL;
     }
-  fs->unit = l0.unit;
   fs->geom.unit = l0.unit;
   fs->geom.level = l0.level;
   fs->labelled = true;
@@ -242,7 +240,7 @@ stripe_read (struct fs *fs, struct inode *ip, uint64_t off, char *buf,
       size_t n, got = 0;
       int r;
 
-      ossd_stripe_locate (fs->unit, fs->ndrives, off + pos, &d, &doff, &run);
+      ossd_geom_locate (&fs->geom, off + pos, &d, &doff, &run);
       n = run < size - pos ? (size_t) run : size - pos;
       r = ossd_read (fs->drive[d].o, fs->pid, ip->oid, doff, buf + pos, n,
                      &got, &err);
@@ -271,7 +269,7 @@ stripe_write (struct fs *fs, struct inode *ip, uint64_t off, const char *buf,
       size_t n;
       int r;
 
-      ossd_stripe_locate (fs->unit, fs->ndrives, off + pos, &d, &doff, &run);
+      ossd_geom_locate (&fs->geom, off + pos, &d, &doff, &run);
       n = run < size - pos ? (size_t) run : size - pos;
       r = ossd_write (fs->drive[d].o, fs->pid, ip->oid, doff, buf + pos, n,
                       &err);
@@ -298,7 +296,7 @@ stripe_punch (struct fs *fs, struct inode *ip, uint64_t off, uint64_t len)
       uint64_t doff, run, n;
       int r;
 
-      ossd_stripe_locate (fs->unit, fs->ndrives, off + pos, &d, &doff, &run);
+      ossd_geom_locate (&fs->geom, off + pos, &d, &doff, &run);
       n = run < len - pos ? run : len - pos;
       pos += n;
       if (doff >= ip->dlen[d])
@@ -528,13 +526,13 @@ stripe_space (struct fs *fs, uint64_t *capacity, uint64_t *free_bytes,
         *objects = info->objects;
       ossd__info_result__free_unpacked (info, NULL);
     }
+  if (!counted)
+    min_free = 0;
   /* striping fills the drives evenly: the fullest one bounds the rest;
    * under RAID-5 one drive in N holds parity */
   *free_bytes = min_free * ossd_geom_data_drives (&fs->geom);
   if (fs_parity (fs) && counted)
     *capacity = *capacity / counted * (fs->ndrives - 1);
-  if (!counted)
-    min_free = 0;
   return 0;
 }
 

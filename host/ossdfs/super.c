@@ -170,8 +170,7 @@ sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
 
   if (r < 0 && d == 0 && parity_lost (fs, 0, r, &err, "CAS"))
     r = sb_cas_on (fs, d = 1, expect, want, cur, swapped, &err);
-  else if (r == 0 && *swapped && d == 0 && fs_parity (fs)
-           && !fs_drive_failed (fs, 1))
+  else if (r == 0 && *swapped && fs_meta_copy (fs, d))
     {
       uint64_t w = htole64 (want);
       ossd_error e1 = { 0 };
@@ -179,8 +178,7 @@ sb_cas (struct fs *fs, uint64_t expect, uint64_t want, uint64_t *cur,
                            SB_NEXT_OFF, &w, 8, &e1);
 
       fs_modified_drive (fs, 1);
-      if (r1 < 0 && !parity_lost (fs, 1, r1, &e1, "WRITE (inode counter copy)"))
-        parity_drive_failed (fs, 1, "its copy of the superblock refused the inode counter");
+      parity_copy_refused (fs, r1, &e1, "WRITE of the inode counter");
     }
   if (r < 0 && err.status)
     r = fs_fail (fs, r, &err, "CAS (inode counter)", OSSDFS_SB_OID);
@@ -313,7 +311,7 @@ super_mount (struct fs *fs)
   r = ossd_create_partition (fs->o, fs->pid, &err);
   if (r < 0 && r != -EEXIST)
     return fs_fail (fs, r, &err, "CREATE PARTITION", 0);
-  if ((r = stripe_check_labels (fs, fs->unit)) < 0)
+  if ((r = stripe_check_labels (fs, fs->geom.unit)) < 0)
     return r;
   r = sb_read (fs, &next);
   if (r == -ENOENT)
