@@ -45,11 +45,16 @@ OSSD_HELPER_DECL (ossd_h_bpchar_cmp);
 OSSD_HELPER_DECL (ossd_h_date_cmp);
 OSSD_HELPER_DECL (ossd_h_timestamp_cmp);
 OSSD_HELPER_DECL (ossd_h_hash64);
+OSSD_HELPER_DECL (ossd_h_text_substr_cmp);
 
 /* Pure C forms (tested directly). */
 int ossd_float8_cmp_bits (uint64_t a, uint64_t b);
 /* 1 match, 0 no match, -1 cannot decide (row to host). */
 int ossd_text_like (const uint8_t *s, size_t slen, const uint8_t *p, size_t plen);
+/* The bytes [*off, *off + *len) of s that substring spec selects
+ * (OSSD_SUBSTR_*); 0, or -1 when it cannot decide (row to host). */
+int ossd_text_substr (const uint8_t *s, size_t slen, uint64_t spec,
+                      size_t *off, size_t *len);
 uint64_t ossd_hash64 (const void *data, size_t len, uint64_t seed);
 /* float8 -> numeric as PostgreSQL's float8_numeric (%.15g), at scale. */
 int ossd_numeric_from_double (double d, int32_t scale, struct ossd_numeric *out);

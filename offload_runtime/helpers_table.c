@@ -36,6 +36,8 @@ const struct ossd_helper_proto ossd_helper_protos[OSSD_H_MAX + 1] = {
   H (OSSD_H_HASH64, hash64, 3, PM, SZ, S, 0, ANY),
   H (OSSD_H_NUMERIC_FROM_FLOAT8, numeric_from_float8, 3, S, S, WN, 0, 0, 0),
   H (OSSD_H_BPCHAR_CMP, bpchar_cmp, 4, PM, SZ, PM, SZ, -1, 1),
+  [OSSD_H_TEXT_SUBSTR_CMP] = { "text_substr_cmp", ossd_h_text_substr_cmp, 5,
+                               { PM, SZ, S, PM, SZ }, -1, 1 },
 };
 
 #define F(id, fname) [id] = ossd_h_##fname
@@ -62,6 +64,7 @@ const ossd_helper_fn ossd_helpers[OSSD_H_MAX + 1] = {
   F (OSSD_H_HASH64, hash64),
   F (OSSD_H_NUMERIC_FROM_FLOAT8, numeric_from_float8),
   F (OSSD_H_BPCHAR_CMP, bpchar_cmp),
+  F (OSSD_H_TEXT_SUBSTR_CMP, text_substr_cmp),
 };
 
 const struct ossd_helper_proto *

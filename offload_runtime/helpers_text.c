@@ -4,6 +4,7 @@
  * pattern ending in an escape is an error in PostgreSQL, so the row goes
  * to the host, as it does when '_' would have to consume a non-ASCII byte
  * (one character may be several bytes in a multibyte encoding). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "helpers_internal.h"
@@ -140,6 +141,81 @@ ossd_text_like (const uint8_t *s, size_t slen, const uint8_t *p, size_t plen)
   if (pi == plen)
     return 1;
   return undecidable ? -1 : 0;
+}
+
+/* Byte length of the UTF-8 character at s, as PostgreSQL's pg_utf_mblen
+ * (the lead byte alone decides; a byte that leads nothing counts as one). */
+static size_t
+utf8_char_len (uint8_t c)
+{
+  if ((c & 0x80) == 0)
+    return 1;
+  if ((c & 0xe0) == 0xc0)
+    return 2;
+  if ((c & 0xf0) == 0xe0)
+    return 3;
+  if ((c & 0xf8) == 0xf0)
+    return 4;
+  return 1;
+}
+
+/* Advance *pos over up to n characters of s[0..len); -1 when a character
+ * runs past len or holds a NUL byte (never so in stored text: the host
+ * then decides as PostgreSQL does). */
+static int
+skip_chars (const uint8_t *s, size_t len, uint64_t n, bool utf8, size_t *pos)
+{
+  size_t p = *pos;
+
+  if (!utf8)
+    {
+      *pos = (uint64_t) (len - p) < n ? len : p + (size_t) n;
+      return 0;
+    }
+  for (; n > 0 && p < len; n--)
+    {
+      size_t l = utf8_char_len (s[p]);
+      if (l > len - p)
+        return -1;
+      for (size_t k = 0; k < l; k++)
+        if (s[p + k] == 0)
+          return -1;
+      p += l;
+    }
+  *pos = p;
+  return 0;
+}
+
+int
+ossd_text_substr (const uint8_t *s, size_t slen, uint64_t spec,
+                  size_t *off, size_t *len)
+{
+  bool utf8 = (spec & OSSD_SUBSTR_UTF8) != 0;
+  uint64_t take = OSSD_SUBSTR_TAKE (spec);
+  size_t start = 0, end;
+
+  if (spec & OSSD_SUBSTR_RTRIM)
+    slen = strip_blanks (s, slen);
+  if (skip_chars (s, slen, OSSD_SUBSTR_SKIP (spec), utf8, &start) < 0)
+    return -1;
+  end = start;
+  if (take == OSSD_SUBSTR_TO_END)
+    end = slen;
+  else if (skip_chars (s, slen, take, utf8, &end) < 0)
+    return -1;
+  *off = start;
+  *len = end - start;
+  return 0;
+}
+
+OSSD_HELPER_DECL (ossd_h_text_substr_cmp)
+{
+  const uint8_t *s = ossd_helper_ptr (a1);
+  size_t off, len;
+
+  if (ossd_text_substr (s, a2, a3, &off, &len) < 0)
+    return ossd_helper_give_up (st);
+  return (uint64_t) (int64_t) bytes_cmp (s + off, len, ossd_helper_ptr (a4), a5);
 }
 
 OSSD_HELPER_DECL (ossd_h_text_like)

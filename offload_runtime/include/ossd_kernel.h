@@ -137,8 +137,27 @@ enum ossd_helper_id
   OSSD_H_NUMERIC_FROM_FLOAT8 = 21, /* (S bits, S scale, W out) -> 0; as PostgreSQL's
                                       float8::numeric, at `scale` digits, else row to host */
   OSSD_H_BPCHAR_CMP = 22,
-  OSSD_H_MAX = 22
+  /* Drives with OSSD_FEATURE_SUBSTR_HELPER (proto/include/ossd_frame.h)
+   * only; pg_ossd checks the bit before sending a kernel that calls it. */
+  OSSD_H_TEXT_SUBSTR_CMP = 23, /* (P s, S slen, S spec, P b, S blen) -> -1/0/1: the
+                                  characters of s that spec selects (OSSD_SUBSTR_*)
+                                  compared byte-wise with b (C collation; 0 = equal) */
+  OSSD_H_MAX = 23
 };
+
+/* spec of ossd_text_substr_cmp: skip the first SKIP characters of s, keep
+ * the next TAKE (OSSD_SUBSTR_TO_END: all the rest).  UTF8: characters are
+ * UTF-8 sequences (their lead bytes say their length, as PostgreSQL's
+ * pg_mblen; a sequence cut short by the end of s or a NUL byte sends the
+ * row to the host), else one byte each (single-byte encodings).  RTRIM:
+ * trailing blanks of s are dropped first (bpchar::text). */
+#define OSSD_SUBSTR_SKIP(spec)  ((__u64) (spec) & 0xffffffffull)
+#define OSSD_SUBSTR_TAKE(spec)  (((__u64) (spec) >> 32) & 0x3fffffffull)
+#define OSSD_SUBSTR_TO_END      0x3fffffffull
+#define OSSD_SUBSTR_UTF8        (1ull << 62)
+#define OSSD_SUBSTR_RTRIM       (1ull << 63)
+#define OSSD_SUBSTR_SPEC(skip, take) \
+  (((__u64) (skip) & 0xffffffffull) | (((__u64) (take) & 0x3fffffffull) << 32))
 
 #ifdef __bpf__
 /* Kernel authors call helpers through these typed pointers. */
@@ -166,6 +185,7 @@ OSSD_HELPER (19, long, ossd_timestamp_cmp, __s64, __s64);
 OSSD_HELPER (20, __u64, ossd_hash64, const void *, __u64, __u64);
 OSSD_HELPER (21, long, ossd_numeric_from_float8, __u64, __s64, struct ossd_numeric *);
 OSSD_HELPER (22, long, ossd_bpchar_cmp, const void *, __u64, const void *, __u64);
+OSSD_HELPER (23, long, ossd_text_substr_cmp, const void *, __u64, __u64, const void *, __u64);
 
 /* Entry point: OSSD_KERNEL(name) int name(struct ossd_kctx *ctx) { ... } */
 #define OSSD_KERNEL(name) \

@@ -43,6 +43,17 @@ call (int id, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, bool *to_host)
 #define A(p) ((uint64_t) (uintptr_t) (p))
 
 static uint64_t
+call5 (int id, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5,
+       bool *to_host)
+{
+  struct ossd_exec_state st;
+  ossd_exec_state_init (&st);
+  uint64_t r = ossd_helpers[id] (a1, a2, a3, a4, a5, &st);
+  *to_host = st.row_to_host;
+  return r;
+}
+
+static uint64_t
 dbits (double d)
 {
   uint64_t b;
@@ -226,6 +237,63 @@ text_semantics (void **state)
   assert_int_equal (text2 (OSSD_H_BPCHAR_CMP, "ab  ", "ab", &host), 0);
   assert_int_equal (text2 (OSSD_H_BPCHAR_CMP, "ab ", "ab!", &host), -1);
   assert_int_equal (text2 (OSSD_H_BPCHAR_CMP, "abc", "ab  ", &host), 1);
+}
+
+static int64_t
+substr2 (const char *s, uint64_t spec, const char *b, bool *host)
+{
+  return (int64_t) call5 (OSSD_H_TEXT_SUBSTR_CMP, A (s), strlen (s), spec, A (b),
+                          strlen (b), host);
+}
+
+/* substring(s from skip+1 for take) = b, in bytes (single-byte) and in
+ * UTF-8 characters, as PostgreSQL's text_substring computes it. */
+static void
+substr_semantics (void **state)
+{
+  static const struct { const char *s; uint64_t skip, take, flags; const char *r; } t[] = {
+    { "13-555-1234", 0, 2, 0, "13" },
+    { "13-555-1234", 0, 2, OSSD_SUBSTR_UTF8, "13" },
+    { "abc", 1, 1, 0, "b" },
+    { "abc", 1, OSSD_SUBSTR_TO_END, 0, "bc" },
+    { "abc", 3, 2, 0, "" },                      /* start past the end */
+    { "abc", 0, 0, 0, "" },                      /* zero length */
+    { "abc", 1, 100, 0, "bc" },                  /* length past the end */
+    { "", 0, 2, OSSD_SUBSTR_UTF8, "" },
+    { "h\xc3\xa9llo", 1, 3, OSSD_SUBSTR_UTF8, "\xc3\xa9ll" },   /* 'éll' */
+    { "h\xc3\xa9llo", 1, 3, 0, "\xc3\xa9l" },                    /* bytes, LATIN1-like */
+    { "\xe2\x82\xac\xf0\x9f\x98\x80x", 1, 1, OSSD_SUBSTR_UTF8, "\xf0\x9f\x98\x80" },
+    { "\xe2\x82\xac\xf0\x9f\x98\x80x", 2, OSSD_SUBSTR_TO_END, OSSD_SUBSTR_UTF8, "x" },
+    { "ab   ", 1, 3, 0, "b  " },
+    { "ab   ", 1, 3, OSSD_SUBSTR_RTRIM, "b" },     /* bpchar::text drops the blanks */
+    { "     ", 0, 2, OSSD_SUBSTR_RTRIM | OSSD_SUBSTR_UTF8, "" },
+  };
+  bool host;
+
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+    {
+      uint64_t spec = OSSD_SUBSTR_SPEC (t[i].skip, t[i].take) | t[i].flags;
+      int64_t r = substr2 (t[i].s, spec, t[i].r, &host);
+      assert_false (host);
+      if (r != 0)
+        fail_msg ("case %zu: substring differs (%lld)", i, (long long) r);
+    }
+  /* ordering of the substring, C collation */
+  assert_int_equal (substr2 ("abc", OSSD_SUBSTR_SPEC (0, 2), "ac", &host), -1);
+  assert_int_equal (substr2 ("abc", OSSD_SUBSTR_SPEC (0, 2), "a", &host), 1);
+  assert_int_equal (substr2 ("abc", OSSD_SUBSTR_SPEC (1, 2), "ab", &host), 1);
+  /* a UTF-8 sequence cut short by the end, or holding NUL: the host */
+  substr2 ("a\xe2\x82", OSSD_SUBSTR_SPEC (1, 1) | OSSD_SUBSTR_UTF8, "", &host);
+  assert_true (host);
+  {
+    static const uint8_t nul[] = { 'a', 0xc3, 0x00, 'b' };
+    call5 (OSSD_H_TEXT_SUBSTR_CMP, A (nul), sizeof nul,
+           OSSD_SUBSTR_SPEC (0, 3) | OSSD_SUBSTR_UTF8, A ("a"), 1, &host);
+    assert_true (host);
+  }
+  /* the same bytes as single-byte characters are decided */
+  assert_int_equal (substr2 ("a\xe2\x82", OSSD_SUBSTR_SPEC (1, 1), "\xe2", &host), 0);
+  assert_false (host);
 }
 
 static void
@@ -419,6 +487,7 @@ main (void)
     cmocka_unit_test (numeric_conversions),
     cmocka_unit_test (float8_semantics),
     cmocka_unit_test (text_semantics),
+    cmocka_unit_test (substr_semantics),
     cmocka_unit_test (like_semantics),
     cmocka_unit_test (date_hash_semantics),
     cmocka_unit_test (pg_numeric_known_bytes),
