@@ -1,14 +1,17 @@
 /* jit_lift_mem.c - the lifter's memory side: LDX/ST/STX, lddw, helper
- * calls, and the run-time bounds checks the verifier asked for.
+ * calls (text/bpchar equality and same-scale numeric compares inline),
+ * and the run-time bounds checks the verifier asked for.
  *
  * Checks (never dropped; one per OSSD_AUX_CHECK access and per checked
  * helper argument), same predicate as ossd_rt_access_ok:
  *   column data of a known column: inline
  *     data != 0 && addr >= data && addr - data <= len && size <= len - (addr - data)
  *   stack: inline, the same range test against [r10 - 512, r10)
- *   anything else (a pointer into several columns, ctx, out, rodata): a
- *     call to ossd_rt_access_ok (through ossd_jit_rt_access_ok, which has
- *     an all-i64 signature) with the kernel's private program copy.
+ *   ctx, out, rodata: inline against their constant (rodata) or
+ *     ctx-relative bounds
+ *   anything else (a pointer into several columns): a call to
+ *     ossd_rt_access_ok (through ossd_jit_rt_access_ok, which has an
+ *     all-i64 signature) with the kernel's private program copy.
  * A failed check stores fault/fault_insn/fault_reason into the exec state
  * and returns OSSD_RT_FAULT, as the interpreter does. */
 #include <stddef.h>
@@ -92,6 +95,20 @@ emit_check (struct ossd_jit_lifter *L, uint32_t pc, uint8_t region, uint8_t col,
     ok = in_range (L, addr, size,
                    LLVMBuildSub (L->b, L->stack_top, ossd_jit_const64 (L, OSSD_STACK_SIZE), ""),
                    ossd_jit_const64 (L, OSSD_STACK_SIZE));
+  else if (region == OSSD_REGION_RODATA && !write)
+    /* the kernel's private program copy owns the rodata for as long as
+       the code lives: its bounds are constants (a constant address, the
+       usual case, folds the check away) */
+    ok = L->prog->rodata_len == 0 ? LLVMConstInt (L->i1, 0, 0)
+      : in_range (L, addr, size, ossd_jit_const64 (L, (uint64_t) (uintptr_t) L->prog->rodata),
+                  ossd_jit_const64 (L, L->prog->rodata_len));
+  else if (region == OSSD_REGION_OUT || (region == OSSD_REGION_CTX && write))
+    ok = in_range (L, addr, size,
+                   LLVMBuildAdd (L->b, L->ctx_int,
+                                 ossd_jit_const64 (L, offsetof (struct ossd_kctx, out)), ""),
+                   ossd_jit_const64 (L, sizeof ((struct ossd_kctx *) 0)->out));
+  else if (region == OSSD_REGION_CTX)
+    ok = in_range (L, addr, size, L->ctx_int, ossd_jit_const64 (L, sizeof (struct ossd_kctx)));
   else
     {
       LLVMValueRef args[8] = {
@@ -296,6 +313,131 @@ emit_numeric_cmp_same_scale (struct ossd_jit_lifter *L)
   return join;
 }
 
+/* len less the trailing blanks of the bytes at p: a loop in IR */
+static LLVMValueRef
+emit_strip_blanks (struct ossd_jit_lifter *L, LLVMValueRef p, LLVMValueRef len)
+{
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock (L->b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext (L->cx, L->fn, "strip");
+  LLVMBasicBlockRef test = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBuildBr (L->b, head);
+
+  LLVMPositionBuilderAtEnd (L->b, head);
+  LLVMValueRef n = LLVMBuildPhi (L->b, L->i64, "");
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntEQ, n, ossd_jit_const64 (L, 0), ""),
+                   done, test);
+  LLVMPositionBuilderAtEnd (L->b, test);
+  LLVMValueRef last = LLVMBuildSub (L->b, n, ossd_jit_const64 (L, 1), "");
+  LLVMValueRef c = load_at (L, LLVMBuildAdd (L->b, p, last, ""), 0, L->i8);
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntEQ, c, LLVMConstInt (L->i8, ' ', 0), ""),
+                   head, done);
+  LLVMValueRef in_v[2] = { len, last };
+  LLVMBasicBlockRef in_b[2] = { entry, test };
+  LLVMAddIncoming (n, in_v, in_b, 2);
+
+  LLVMPositionBuilderAtEnd (L->b, done);
+  LLVMValueRef out = LLVMBuildPhi (L->b, L->i64, "");
+  LLVMValueRef out_v[2] = { n, n };
+  LLVMBasicBlockRef out_b[2] = { head, test };
+  LLVMAddIncoming (out, out_v, out_b, 2);
+  return out;
+}
+
+/* A loop over i in [from, to) built where the builder is: branches to
+ * `no` at the first i for which mismatch (built in the loop body) holds,
+ * to `yes` when none does. */
+typedef LLVMValueRef (*byte_test_fn) (struct ossd_jit_lifter *L, LLVMValueRef a,
+                                      LLVMValueRef b, LLVMValueRef i);
+
+static void
+emit_byte_loop (struct ossd_jit_lifter *L, LLVMValueRef from, LLVMValueRef to,
+                LLVMValueRef a, LLVMValueRef b, byte_test_fn mismatch,
+                LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
+{
+  LLVMBasicBlockRef entry = LLVMGetInsertBlock (L->b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext (L->cx, L->fn, "bytes");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBuildBr (L->b, head);
+
+  LLVMPositionBuilderAtEnd (L->b, head);
+  LLVMValueRef i = LLVMBuildPhi (L->b, L->i64, "");
+  LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntUGE, i, to, ""), yes, body);
+  LLVMPositionBuilderAtEnd (L->b, body);
+  LLVMValueRef next = LLVMBuildAdd (L->b, i, ossd_jit_const64 (L, 1), "");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBuildCondBr (L->b, mismatch (L, a, b, i), no, cont);
+  LLVMPositionBuilderAtEnd (L->b, cont);
+  LLVMBuildBr (L->b, head);
+  LLVMValueRef v[2] = { from, next };
+  LLVMBasicBlockRef bb[2] = { entry, cont };
+  LLVMAddIncoming (i, v, bb, 2);
+}
+
+static LLVMValueRef
+bytes_differ (struct ossd_jit_lifter *L, LLVMValueRef a, LLVMValueRef b, LLVMValueRef i)
+{
+  LLVMValueRef x = load_at (L, LLVMBuildAdd (L->b, a, i, ""), 0, L->i8);
+  LLVMValueRef y = load_at (L, LLVMBuildAdd (L->b, b, i, ""), 0, L->i8);
+  return LLVMBuildICmp (L->b, LLVMIntNE, x, y, "");
+}
+
+static LLVMValueRef
+byte_not_blank (struct ossd_jit_lifter *L, LLVMValueRef a, LLVMValueRef b, LLVMValueRef i)
+{
+  LLVMValueRef x = load_at (L, LLVMBuildAdd (L->b, a, i, ""), 0, L->i8);
+  return LLVMBuildICmp (L->b, LLVMIntNE, x, LLVMConstInt (L->i8, ' ', 0), "");
+}
+
+/* OSSD_H_TEXT_EQ / OSSD_H_BPCHAR_EQ (a, alen, b, blen) inline, with the
+ * helpers' answers (helpers_text.c).  Text: equal lengths, then the bytes
+ * up to the first that differs.  Bpchar: b loses its trailing blanks
+ * (pg_ossd sends constants without them: one test), then a must start
+ * with b's bytes and hold only blanks after them -- the same as comparing
+ * the stripped values (b's last byte is not a blank, so neither is a's
+ * there), but a row that differs early never walks a's padding.  This
+ * saves the generic helper call (six arguments, the row_to_host test
+ * after it) on the commonest text qual, an equality with a constant or an
+ * IN list.  The arguments were checked before. */
+static void
+emit_text_eq_inline (struct ossd_jit_lifter *L, bool bpchar)
+{
+  LLVMValueRef a = reg_get (L, 1), al = reg_get (L, 2);
+  LLVMValueRef b = reg_get (L, 3), bl = reg_get (L, 4);
+  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext (L->cx, L->fn, "texteq");
+  LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext (L->cx, L->fn, "textne");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMBasicBlockRef bytes = LLVMAppendBasicBlockInContext (L->cx, L->fn, "");
+  LLVMValueRef zero = ossd_jit_const64 (L, 0);
+
+  if (bpchar)
+    {
+      LLVMBasicBlockRef pad = LLVMAppendBasicBlockInContext (L->cx, L->fn, "pad");
+      bl = emit_strip_blanks (L, b, bl);
+      LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntULT, al, bl, ""), no, bytes);
+      LLVMPositionBuilderAtEnd (L->b, bytes);
+      emit_byte_loop (L, zero, bl, a, b, bytes_differ, pad, no);
+      LLVMPositionBuilderAtEnd (L->b, pad);
+      emit_byte_loop (L, bl, al, a, b, byte_not_blank, yes, no);
+    }
+  else
+    {
+      LLVMBuildCondBr (L->b, LLVMBuildICmp (L->b, LLVMIntNE, al, bl, ""), no, bytes);
+      LLVMPositionBuilderAtEnd (L->b, bytes);
+      emit_byte_loop (L, zero, al, a, b, bytes_differ, yes, no);
+    }
+  LLVMPositionBuilderAtEnd (L->b, yes);
+  LLVMBuildBr (L->b, done);
+  LLVMPositionBuilderAtEnd (L->b, no);
+  LLVMBuildBr (L->b, done);
+  LLVMPositionBuilderAtEnd (L->b, done);
+  LLVMValueRef r = LLVMBuildPhi (L->b, L->i64, "");
+  LLVMValueRef v[2] = { ossd_jit_const64 (L, 1), zero };
+  LLVMBasicBlockRef bb[2] = { yes, no };
+  LLVMAddIncoming (r, v, bb, 2);
+  LLVMBuildStore (L->b, r, L->regs[OSSD_R0]);
+}
+
 void
 ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
 {
@@ -311,6 +453,11 @@ ossd_jit_lift_call (struct ossd_jit_lifter *L, uint32_t pc)
         : reg_get (L, k + 2);       /* the next argument, as the interpreter reads it */
       emit_check (L, pc, ax->arg_region[k], ax->arg_col[k], reg_get (L, k + 1), size,
                   h->arg[k] == OSSD_ARG_NUMERIC_W, ossd_jit_reason_helper);
+    }
+  if (in->imm == OSSD_H_TEXT_EQ || in->imm == OSSD_H_BPCHAR_EQ)
+    {
+      emit_text_eq_inline (L, in->imm == OSSD_H_BPCHAR_EQ);
+      return;
     }
   LLVMBasicBlockRef join = in->imm == OSSD_H_NUMERIC_CMP ? emit_numeric_cmp_same_scale (L) : NULL;
   LLVMValueRef args[6];

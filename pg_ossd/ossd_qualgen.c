@@ -356,7 +356,15 @@ load_bytes(QGen *g, Operand *op, int rp, int rl)
 	{
 		text	   *t = DatumGetTextPP(op->c->constvalue);
 		int			len = VARSIZE_ANY_EXHDR(t);
-		int			off = rodata_add(g, VARDATA_ANY(t), len);
+		int			off;
+
+		/*
+		 * A bpchar constant only ever meets the bpchar helpers, which ignore
+		 * trailing blanks: drop them here once rather than on every row.
+		 */
+		if (op->c->consttype == BPCHAROID)
+			len = bpchartruelen(VARDATA_ANY(t), len);
+		off = rodata_add(g, VARDATA_ANY(t), len);
 
 		emit_rodata_ptr(g, rp, off);
 		emit(g, (struct ossd_insn) OSSD_MOV64_IMM(rl, len));
@@ -792,6 +800,20 @@ qgen_finish(QGen *g, OssdProgram *out, char **why)
 
 	out->image = img;
 	out->ninsns = g->ninsns;
+	out->ncalls = 0;
+	out->ninline = 0;
+	out->nlike = 0;
+	for (int i = 0; i < g->ninsns; i++)
+		if (g->insns[i].code == (OSSD_BPF_JMP | OSSD_BPF_CALL))
+		{
+			out->ncalls++;
+			/* the equality helpers the drive's JIT compiles inline */
+			if (g->insns[i].imm == OSSD_H_TEXT_EQ || g->insns[i].imm == OSSD_H_BPCHAR_EQ ||
+				g->insns[i].imm == OSSD_H_NUMERIC_CMP)
+				out->ninline++;
+			else if (g->insns[i].imm == OSSD_H_TEXT_LIKE)
+				out->nlike++;
+		}
 	out->bind = NIL;
 	for (int i = 0; i < g->nbind; i++)
 		out->bind = lappend_int(out->bind, g->bind[i]);

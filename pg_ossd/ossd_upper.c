@@ -633,8 +633,10 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 	/*
 	 * cost: the drive reads and aggregates the all-visible part (as a scan
-	 * does, plus the aggregates' transition functions per row that passes
-	 * the filter, plus packing each partial group it sends), the host the rest at the cost of its cheapest path, and
+	 * does, its filter's helper calls, plus the aggregates' transition
+	 * functions and the map kernel's helper calls per row that passes the
+	 * filter, plus packing each partial group it sends), the host the rest
+	 * at the cost of its cheapest path, and
 	 * merges the partial groups the drive sends (ossd_agg_groups_sent);
 	 * drive and host overlap (ossd_cost), HAVING runs on each merged group.
 	 * Nothing comes out before the last chunk.
@@ -642,10 +644,14 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 	cheapest = input_rel->cheapest_total_path;
 	{
 		double		f = Max(0.0, Min(1.0, input_rel->allvisfrac));
-		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys));
+		double		per_row = cpu_operator_cost * (list_length(aggrefs) + list_length(keys)) +
+			ossd_program_call_units(&mprog) * ossd_drive_call_cost;
 		double		sent = f > 0 ? ossd_agg_groups_sent(root, keys, ngroups,
 														f * input_rel->rows) : 0;
 		Cost		drive = ossd_drive_cost(input_rel, per_row * f * input_rel->rows +
+											f * input_rel->tuples *
+											ossd_drive_qual_cost(root, input_rel,
+																 input_rel->baserestrictinfo) +
 											ossd_transfer_tuple_cost * sent);
 		Cost		host = (1.0 - f) * cheapest->total_cost +
 			(ossd_transfer_tuple_cost + cpu_operator_cost * list_length(aggrefs)) * sent +

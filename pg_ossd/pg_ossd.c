@@ -27,6 +27,8 @@ double		ossd_drive_startup_cost = 150.0;
 double		ossd_drive_page_cost = 0.5;
 double		ossd_drive_tuple_cost = 0.0135;
 double		ossd_transfer_tuple_cost = 0.06;
+double		ossd_drive_call_cost = 0.004;
+double		ossd_drive_inline_call_share = 0.3;
 bool		ossd_force_offload = false;
 char	   *ossd_default_device = NULL;
 char	   *ossd_devices_guc = NULL;
@@ -185,6 +187,26 @@ _PG_init(void)
 							 &ossd_drive_tuple_cost,
 							 0.0135,
 							 0.0, 1000.0,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("ossd.drive_call_cost",
+							 "Cost of one helper call a drive kernel makes for a tuple (a text compare, numeric arithmetic; LIKE counts four), per drive scan thread.",
+							 NULL,
+							 &ossd_drive_call_cost,
+							 0.004,
+							 0.0, 1000.0,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("ossd.drive_inline_call_share",
+							 "Share of ossd.drive_call_cost a call costs that the drive's JIT compiles inline (text, bpchar and numeric equality).",
+							 NULL,
+							 &ossd_drive_inline_call_share,
+							 0.3,
+							 0.0, 1.0,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -47,6 +47,8 @@ extern double ossd_drive_startup_cost;
 extern double ossd_drive_page_cost;
 extern double ossd_drive_tuple_cost;
 extern double ossd_transfer_tuple_cost;
+extern double ossd_drive_call_cost;
+extern double ossd_drive_inline_call_share;
 extern bool ossd_force_offload;
 extern char *ossd_default_device;
 extern char *ossd_devices_guc;
@@ -123,6 +125,9 @@ typedef struct OssdProgram
 	bytea	   *image;			/* raw image (OSSD_RAW_MAGIC) */
 	List	   *bind;			/* Integer attnos: ctx->col[i] */
 	int			ninsns;
+	int			ncalls;			/* helper calls in the code */
+	int			ninline;		/* of which the drive's JIT compiles inline */
+	int			nlike;			/* of which LIKE matches */
 } OssdProgram;
 extern bool ossd_compile_map(List *exprs, Index relid, List *prebind,
 							 OssdProgram *out, char **why);
@@ -142,6 +147,8 @@ extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,
 extern bool ossd_projection_fits(RelOptInfo *rel, List *dev);
 extern Cost ossd_drive_cost(RelOptInfo *rel, Cost extra);
 extern Cost ossd_drive_cost_share(RelOptInfo *rel, double share, Cost extra);
+extern Cost ossd_drive_qual_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals);
+extern double ossd_program_call_units(const OssdProgram *prog);
 extern CustomPath *ossd_make_index_block_path(PlannerInfo *root, RelOptInfo *rel,
 											  List *device_quals, int parallel_workers,
 											  Oid indexoid, List *index_quals,

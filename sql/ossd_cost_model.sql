@@ -16,7 +16,9 @@
 --   host    = ((1 - f) * (pages + (cpu_tuple_cost + quals) * tuples)
 --              + rows_from_drive * transfer_tuple_cost) / divisor
 --   total   = startup + max(drive, host)
--- for quals that all run on the drive and one operator each.
+-- for quals that all run on the drive and one operator each; calls is
+-- the helper calls the drive's filter makes a tuple, in units of
+-- ossd.drive_call_cost, added to the drive's part (ossd_drive_qual_cost).
 --
 SET extra_float_digits = 0;
 SET default_tablespace = ossd;
@@ -25,7 +27,7 @@ SET max_parallel_workers_per_gather = 0;
 -- says so
 SET ossd.min_relation_pages = 0;
 
-CREATE FUNCTION model_check(q text, nquals int DEFAULT 1,
+CREATE FUNCTION model_check(q text, nquals int DEFAULT 1, calls float8 DEFAULT 0,
   OUT scan text, OUT est_rows numeric, OUT bound text, OUT total numeric, OUT model numeric,
   OUT matches boolean)
 LANGUAGE plpgsql AS $$
@@ -67,7 +69,8 @@ BEGIN
   -- all-visible tuples
   rows_drive := greatest(1, round((est_rows * divisor)::numeric * f::numeric));
   drive := (f * (pages * current_setting('ossd.drive_page_cost')::float8
-                 + tuples * current_setting('ossd.drive_tuple_cost')::float8)
+                 + tuples * current_setting('ossd.drive_tuple_cost')::float8
+                 + tuples * calls * current_setting('ossd.drive_call_cost')::float8)
             + rows_drive * current_setting('ossd.transfer_tuple_cost')::float8) / threads;
   host := ((1 - f) * (pages * current_setting('seq_page_cost')::float8
                       + (current_setting('cpu_tuple_cost')::float8
@@ -164,6 +167,42 @@ SET ossd.force_offload = on;
 SELECT * FROM model_check('SELECT id, k FROM cm WHERE id < 200');
 RESET ossd.force_offload;
 RESET ossd.drive_tuple_cost;
+
+-- ===================================================================
+-- the drive's helper calls (ossd.drive_call_cost): a LIKE counts four
+-- calls, an equality the drive's JIT compiles inline
+-- ossd.drive_inline_call_share of one, an IN list one per element; the
+-- integer compares make none.  A qual after another is reached only by
+-- the share of the rows the first lets through.
+-- ===================================================================
+CREATE FUNCTION est_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
+END
+$$;
+SET ossd.force_offload = on;
+SELECT * FROM model_check($q$SELECT id FROM cm WHERE pad LIKE '%z'$q$, calls => 4);
+SELECT * FROM model_check($q$SELECT id FROM cm WHERE pad = 'z'$q$, calls => 0.3);
+SELECT * FROM model_check($q$SELECT id FROM cm WHERE pad IN ('x', 'y', 'z')$q$, calls => 0.9);
+-- the LIKE after id < 200 runs for about 1% of the rows
+SELECT * FROM model_check($q$SELECT id FROM cm WHERE id < 200 AND pad LIKE '%z'$q$, 2,
+                          calls => 4 * est_rows('SELECT id FROM cm WHERE id < 200') / 20000);
+RESET ossd.force_offload;
+-- dear calls send a LIKE filter back to the sequential scan, not the
+-- integer filter beside it
+SELECT plan_shape($q$SELECT id FROM cm WHERE pad LIKE '%z'$q$) AS plan;
+SET ossd.drive_call_cost = 0.05;
+SELECT plan_shape($q$SELECT id FROM cm WHERE pad LIKE '%z'$q$) AS plan;
+SELECT plan_shape('SELECT id, k FROM cm WHERE id < 200') AS plan;
+RESET ossd.drive_call_cost;
+SELECT count(*) FROM cm WHERE pad LIKE '%z' OR pad IN ('x', 'y', 'z') OR pad = repeat('m', 200);
+SET ossd.enabled = off;
+SELECT count(*) FROM cm WHERE pad LIKE '%z' OR pad IN ('x', 'y', 'z') OR pad = repeat('m', 200);
+RESET ossd.enabled;
+
 -- the offloaded answers, checked against the host
 SELECT count(*), sum(id) FROM cm WHERE id < 5000;
 SET ossd.enabled = off;
@@ -297,6 +336,7 @@ RESET ossd.kernel_mode;
 RESET ossd.jit_above_tuples;
 
 DROP TABLE cm, cm_fresh;
-DROP FUNCTION model_check(text, int);
+DROP FUNCTION model_check(text, int, float8);
+DROP FUNCTION est_rows(text);
 DROP FUNCTION plan_shape(text);
 RESET ossd.min_relation_pages;

@@ -530,6 +530,90 @@ concurrent_compiles (void **state)
     ossd_prog_free (p[i]);
 }
 
+/* ---- text and bpchar equality, inlined by the JIT ---- */
+
+/* Both engines on every pair of a set of strings (empty, blanks only,
+ * trailing blanks, one byte apart, prefixes, bytes >= 0x80), column
+ * against column and column against a rodata constant, for TEXT_EQ and
+ * BPCHAR_EQ; the inline code must also keep the helper's answer. */
+static void
+text_eq_inline (void **state)
+{
+  static const char *const strs[] = {
+    "", " ", "   ", "a", "a ", "a  ", " a", "ab", "ab ", "abc", "abd", "abc  ",
+    "MAIL", "SHIP", "MAIL ", "SM CASE", "SM CASE   ", "SM BOX", "LG CASE", "\xc3\xa9t\xc3\xa9",
+    "\xc3\xa9t\xc3\xa9 ", "abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrstuvwxyz0123456788",
+  };
+  const size_t n = sizeof strs / sizeof strs[0];
+  const int helpers[2] = { OSSD_H_TEXT_EQ, OSSD_H_BPCHAR_EQ };
+  uint8_t ro[64];
+  char err[256], log[512];
+  struct diff_stats ds = { 0 };
+  uint64_t equal = 0;
+  for (size_t c = 0; c < n; c++)
+    {
+      size_t clen = strlen (strs[c]);
+      memset (ro, 'x', sizeof ro);
+      memcpy (ro, strs[c], clen);
+      for (int h = 0; h < 2; h++)
+        for (int vs_col = 0; vs_col < 2; vs_col++)
+          {
+            const struct ossd_insn col_vs_ro[] = {
+              LDX (W, 2, 1, COLL (0)), LDX (DW, 1, 1, COLD (0)), LDRO (3, 0),
+              MOVI (4, (int32_t) clen), OSSD_CALL (helpers[h]), EXIT,
+            };
+            const struct ossd_insn col_vs_col[] = {
+              LDX (W, 2, 1, COLL (0)), LDX (W, 4, 1, COLL (1)), LDX (DW, 3, 1, COLD (1)),
+              LDX (DW, 1, 1, COLD (0)), OSSD_CALL (helpers[h]), EXIT,
+            };
+            const struct ossd_insn *ins = vs_col ? col_vs_col : col_vs_ro;
+            uint32_t nins = vs_col ? sizeof col_vs_col / sizeof col_vs_col[0]
+              : sizeof col_vs_ro / sizeof col_vs_ro[0];      /* LDRO takes two slots */
+            struct ossd_prog *p;
+            assert_int_equal (ossd_prog_from_insns (ins, nins, ro, sizeof ro, &p, err, sizeof err), 0);
+            if (ossd_prog_verify (p, log, sizeof log) != 0)
+              fail_msg ("text_eq_inline: rejected: %s", log);
+            for (int level = 0; level <= 2; level += 2)
+              {
+                struct ossd_jit_kernel *k = compile_ok (p, level, "text_eq_inline");
+                for (size_t r = 0; r < n; r++)
+                  {
+                    struct ossd_kctx *ctx = calloc (1, sizeof *ctx);
+                    ctx->ncols = 2;
+                    ctx->col[0].data = (uint64_t) (uintptr_t) strs[r];
+                    ctx->col[0].len = (uint32_t) strlen (strs[r]);
+                    ctx->col[1].data = (uint64_t) (uintptr_t) strs[c];
+                    ctx->col[1].len = (uint32_t) clen;
+                    compare_one (p, k, ctx, OSSD_ROW_INSN_BUDGET, "text_eq_inline", 0, &ds);
+                    struct ossd_exec_state st;
+                    ossd_exec_state_init (&st);
+                    int64_t got = ossd_jit_run (k, ctx, &st);
+                    size_t a = strlen (strs[r]), b = clen;
+                    if (helpers[h] == OSSD_H_BPCHAR_EQ)
+                      {
+                        while (a && strs[r][a - 1] == ' ')
+                          a--;
+                        while (b && strs[c][b - 1] == ' ')
+                          b--;
+                      }
+                    int64_t want = a == b && memcmp (strs[r], strs[c], a) == 0;
+                    if (got != want)
+                      fail_msg ("%s('%s', '%s') = %lld, want %lld",
+                                helpers[h] == OSSD_H_BPCHAR_EQ ? "bpchar_eq" : "text_eq",
+                                strs[r], strs[c], (long long) got, (long long) want);
+                    equal += (uint64_t) want;
+                    free (ctx);
+                  }
+                ossd_jit_release (k);
+              }
+            ossd_prog_free (p);
+          }
+    }
+  print_message ("# text_eq_inline: %llu rows identical, %llu equal pairs\n",
+                 (unsigned long long) ds.rows, (unsigned long long) equal);
+  assert_true (equal > 2 * n);
+}
+
 /* The kernel does not depend on the program it was compiled from. */
 static void
 kernel_outlives_prog (void **state)
@@ -573,6 +657,7 @@ main (void)
     cmocka_unit_test (cache),
     cmocka_unit_test (concurrent_compiles),
     cmocka_unit_test (kernel_outlives_prog),
+    cmocka_unit_test (text_eq_inline),
   };
   return cmocka_run_group_tests_name ("jit", tests, NULL, NULL);
 }

@@ -230,6 +230,10 @@ run_suite () {
   else
     tap_not_ok "$name" "$(grep -E 'FAILED|failed' "$out.log" | head -3)"
     [ -f "$out/regression.diffs" ] && head -60 "$out/regression.diffs" | sed 's/^/# /'
+    # the whole outputs outlive the run's temp dir, for the expected files
+    mkdir -p "$top/build/test-logs/regress-results" &&
+      cp "$out"/results/*.out "$out/regression.diffs" "$top/build/test-logs/regress-results/" 2>/dev/null
+    echo "# results: build/test-logs/regress-results/"
   fi
 }
 
