@@ -123,6 +123,8 @@ typedef struct OssdProgram
 	bytea	   *image;			/* raw image (OSSD_RAW_MAGIC) */
 	List	   *bind;			/* Integer attnos: ctx->col[i] */
 	int			ninsns;
+	uint64		features;		/* OSSD_FEATURE_* bits the drive needs to
+								 * run it (ossd_frame.h) */
 } OssdProgram;
 extern bool ossd_compile_map(List *exprs, Index relid, List *prebind,
 							 OssdProgram *out, char **why);
@@ -136,6 +138,8 @@ extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
 								  Path *path);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
 extern List *ossd_private_element(List *custom_private, const char *tag);
+extern List *ossd_private_add_features(List *custom_private, uint64 features);
+extern uint64 ossd_private_features(List *custom_private);
 extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,
 										   int parallel_workers, double join_pass,
 										   int join_keys);
@@ -188,6 +192,10 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 														 * of IntList (attnum,
 														 * key kind, hash clause,
 														 * inner type) */
+#define OSSD_PRIV_FEATURES_TAG "ossd_features"	/* List of one Integer: the
+												 * OSSD_FEATURE_* bits its
+												 * kernels need of the drive
+												 * (absent: none) */
 
 /* ossd_joinfilter.c */
 struct PlannedStmt;
