@@ -605,3 +605,47 @@ DROP TABLE qt;
 DROP FUNCTION qual_check(text);
 DROP FUNCTION offload_error(text);
 DROP FUNCTION offload_same_hashed(text);
+
+-- ===================================================================
+-- substring() in other server encodings: in a single-byte one (LATIN1)
+-- its characters are bytes (on the drive: 'é' is one byte there, which
+-- as a UTF-8 lead byte would start a sequence of three); in a multibyte
+-- one other than UTF8 (EUC_JP) it stays on the host
+-- ===================================================================
+CREATE DATABASE regress_ossd_latin1 TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C';
+CREATE DATABASE regress_ossd_eucjp TEMPLATE template0 ENCODING 'EUC_JP' LC_COLLATE 'C' LC_CTYPE 'C';
+\c regress_ossd_latin1
+-- this file is UTF-8 (psql would take it as the database's encoding)
+SET client_encoding = 'UTF8';
+CREATE EXTENSION pg_ossd;
+SET default_tablespace = ossd;
+SET max_parallel_workers_per_gather = 0;
+SET ossd.force_offload = on;
+SELECT getdatabaseencoding();
+CREATE TABLE sb (id int4, t text);
+INSERT INTO sb SELECT i, (ARRAY['éxy', 'àb', 'xéz', 'ü', 'éé'])[i % 5 + 1] FROM generate_series(1, 3000) i;
+VACUUM (FREEZE, ANALYZE) sb;
+CHECKPOINT;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sb WHERE substring(t, 2, 1) IN ('x', 'é', 'b');
+CREATE TEMP TABLE scans0 AS SELECT device, value FROM ossd_device_stats() WHERE name = 'scans';
+CREATE TEMP TABLE sb_on AS SELECT id FROM sb WHERE substring(t, 2, 1) IN ('x', 'é', 'b');
+SELECT bool_or(s.value > s0.value) AS drive_scanned
+  FROM ossd_device_stats() s JOIN scans0 s0 USING (device) WHERE s.name = 'scans';
+SET ossd.enabled = off;
+CREATE TEMP TABLE sb_off AS SELECT id FROM sb WHERE substring(t, 2, 1) IN ('x', 'é', 'b');
+RESET ossd.enabled;
+SELECT (SELECT count(*) FROM sb_off) AS n_rows,
+       NOT EXISTS (TABLE sb_on EXCEPT ALL TABLE sb_off) AND
+       NOT EXISTS (TABLE sb_off EXCEPT ALL TABLE sb_on) AS same;
+\c regress_ossd_eucjp
+CREATE EXTENSION pg_ossd;
+SET default_tablespace = ossd;
+SET max_parallel_workers_per_gather = 0;
+SET ossd.force_offload = on;
+SELECT getdatabaseencoding();
+CREATE TABLE mb (id int4, t text);
+INSERT INTO mb SELECT i, 'abc' || i FROM generate_series(1, 100) i;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM mb WHERE substring(t, 2, 2) = 'bc' AND id > 0;
+\c regress_ossd
+DROP DATABASE regress_ossd_latin1;
+DROP DATABASE regress_ossd_eucjp;
