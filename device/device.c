@@ -50,7 +50,9 @@ device_build_control (ossd_device_t *dev)
     c->capacity_bytes = fi.capacity_bytes;
   c->feature_bits = OSSD_FEATURE_EVENTS | OSSD_FEATURE_COMPOUND
     | OSSD_FEATURE_SCAN | OSSD_FEATURE_ACK_IN_WRITE | OSSD_FEATURE_JOIN_FILTER
-    | OSSD_FEATURE_CAPABILITIES | OSSD_FEATURE_PARITY_SCAN;
+    | OSSD_FEATURE_CAPABILITIES | OSSD_FEATURE_PARITY_SCAN
+    | OSSD_FEATURE_TEXT_SUBSTR;
+  c->feature_bits &= ~dev->opts.hide_features;
   c->lease_ms = dev->opts.lease_ms;
   c->poll_timeout_ms = dev->opts.poll_timeout_ms;
   while (c->boot_nonce == 0

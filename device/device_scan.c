@@ -104,6 +104,25 @@ scan_job_free (struct scan_job *j)
   free (j);
 }
 
+/* A kernel calling helper 23 on a drive told to hide
+ * OSSD_FEATURE_TEXT_SUBSTR (opts.hide_features): refused as the verifier
+ * of a drive without the helper refuses it.  -1 with `log` set, else 0. */
+static int
+scan_kernel_hidden_helper (const ossd_device_t *dev, const struct ossd_prog *p,
+                           char *log, size_t loglen)
+{
+  if (!(dev->opts.hide_features & OSSD_FEATURE_TEXT_SUBSTR))
+    return 0;
+  for (uint32_t i = 0; i < p->insn_count; i++)
+    if (p->insns[i].code == (OSSD_BPF_JMP | OSSD_BPF_CALL)
+        && p->insns[i].imm == OSSD_H_TEXT_SUBSTR_CMP)
+      {
+        snprintf (log, loglen, "insn %u: unknown helper %d", i, OSSD_H_TEXT_SUBSTR_CMP);
+        return -1;
+      }
+  return 0;
+}
+
 static int
 scan_kernel_prepare (struct scan_job *j, struct scan_kernel *k,
                      const ProtobufCBinaryData *image, const char *name,
@@ -126,6 +145,8 @@ scan_kernel_prepare (struct scan_job *j, struct scan_kernel *k,
       int r = ossd_prog_load (image->data, image->len, &k->owned, log, sizeof log);
       if (r == 0)
         r = ossd_prog_verify (k->owned, log, sizeof log);
+      if (r == 0)
+        r = scan_kernel_hidden_helper (j->dev, k->owned, log, sizeof log);
       if (r < 0)
         {
           snprintf (j->err, sizeof j->err, "SCAN: the %s kernel was rejected: %s", what, log);

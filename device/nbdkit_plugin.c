@@ -192,6 +192,8 @@ ossd_plugin_config (const char *key, const char *value)
     }
   else if (strcmp (key, "qos_defer_us") == 0)
     return parse_u32 (key, value, &opts.qos_defer_us);
+  else if (strcmp (key, "hide_features") == 0)
+    return nbdkit_parse_uint64_t (key, value, &opts.hide_features);
   else if (strcmp (key, "mapping") == 0)
     return parse_policy (key, value, mapping, &opts.mapping_mode);
   else if (strcmp (key, "alloc") == 0)
@@ -404,7 +406,9 @@ ossd_plugin_can_fua (void *handle)
   "                    docs/sofs.md, ossdctl profile)\n" \
   "qos=on|off          scans yield to higher-priority objects' I/O (on;\n" \
   "                    docs/qos.md, ossdctl priority)\n" \
-  "qos_defer_us=N      longest wait of a scan batch for them (2000)"
+  "qos_defer_us=N      longest wait of a scan batch for them (2000)\n" \
+  "hide_features=BITS  feature bits not announced (tests: a drive of an older\n" \
+  "                    build; 1024, text substring, also refuses helper 23)"
 
 static struct nbdkit_plugin plugin = {
   .name = "ossd",

@@ -30,7 +30,7 @@ TEST_SUITES += tap:tests/pg/run-regress.sh tap:tests/pg/run-isolation.sh tap:tes
   tap:tests/pg/run-bigseg.sh tap:tests/pg/run-checksums.sh tap:tests/pg/run-slots.sh \
   tap:tests/pg/run-pg-regress-short.sh tap:tests/pg/run-sqlsmith.sh tap:tests/pg/run-array.sh \
   tap:tests/pg/run-regress-array.sh tap:tests/pg/run-isolation-array.sh tap:tests/pg/run-regress-raid5.sh \
-  tap:tests/pg/run-raid5.sh tap:tests/pg/run-scaleout.sh
+  tap:tests/pg/run-raid5.sh tap:tests/pg/run-scaleout.sh tap:tests/pg/run-old-drive.sh
 
 # ossd-randq: the random differential query test (tests/pg/random-diff/),
 # a libpq client run by tests/pg/run-random-diff.sh

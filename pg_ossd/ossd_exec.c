@@ -120,7 +120,7 @@ static CustomExecMethods ossd_exec_methods = {
 	X(host_rows_back) X(groups_drive) X(dev_blocks_scanned) \
 	X(dev_tuples_seen) X(dev_tuples_visible) X(dev_tuples_matched) \
 	X(dev_bytes_read) X(dev_ns) X(channel_bytes) X(slot_fallbacks) \
-	X(chunks_claimed) X(blocks_named) X(tuples_named)
+	X(chunks_claimed) X(blocks_named) X(tuples_named) X(feature_fallbacks)
 
 typedef struct OssdSharedInstr
 {
@@ -512,6 +512,7 @@ ossd_scan_begin(OssdScanState *ss, EState *estate)
 	ss->ninsns = intVal(list_nth(priv, OSSD_PRIV_NINSNS));
 	ss->consts = (List *) list_nth(priv, OSSD_PRIV_CONSTS);
 	ss->partial = intVal(list_nth(priv, OSSD_PRIV_PARTIAL)) != 0;
+	ss->features = ossd_private_features(priv);
 
 	ss->nproj = list_length(ss->proj);
 	ss->proj_attnos = palloc0(sizeof(AttrNumber) * (ss->nproj + 1));
@@ -861,6 +862,16 @@ start_drive_stream(OssdScanState *ss, Ossd__Request *req, List *segs,
 	 */
 	if (ss->array && ss->array->parity &&
 		!(ossd_control_block(o)->feature_bits & OSSD_FEATURE_PARITY_SCAN))
+		return false;
+
+	/*
+	 * The planner does not ask the drive what it supports: a kernel calling
+	 * a helper this drive does not announce (an older drive, a plan cached
+	 * across a drive's replacement) would be refused by its verifier and
+	 * fail the query.  The host scans instead, with the same quals.
+	 */
+	ss->missing_features = ss->features & ~ossd_control_block(o)->feature_bits;
+	if (ss->missing_features != 0)
 		return false;
 	attach_segment_capabilities(rel, segs, drive, o);
 	if (s->nreaders == 0)
@@ -1234,9 +1245,20 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 			}
 			ss->blocks_host += ss->blocks_drive - drive0;
 			ss->blocks_drive = drive0;
-			ss->slot_fallbacks++;
-			elog(DEBUG1, "pg_ossd: no free channel slot on drive \"%s\": \"%s\" scanned on the host",
-				 ss->uri, RelationGetRelationName(rel));
+			if (ss->missing_features != 0)
+			{
+				ss->feature_fallbacks++;
+				elog(DEBUG1, "pg_ossd: drive \"%s\" lacks features 0x%llx of the kernel: \"%s\" scanned on the host",
+					 ss->uri, (unsigned long long) ss->missing_features,
+					 RelationGetRelationName(rel));
+				ss->missing_features = 0;
+			}
+			else
+			{
+				ss->slot_fallbacks++;
+				elog(DEBUG1, "pg_ossd: no free channel slot on drive \"%s\": \"%s\" scanned on the host",
+					 ss->uri, RelationGetRelationName(rel));
+			}
 		}
 	}
 }

@@ -212,6 +212,10 @@ typedef struct OssdScanState
 	uint64		channel_bytes;
 	uint64		channel_bytes_done; /* of the loops before this one */
 	uint64		slot_fallbacks; /* scans run on the host: no channel slot */
+	uint64		feature_fallbacks;	/* scans run on the host: the drive
+									 * lacks a feature the kernels need */
+	uint64		features;		/* OSSD_FEATURE_* the plan's kernels need */
+	uint64		missing_features;	/* of the last drive refused for them */
 	uint64		chunks_claimed; /* of a partial scan, by this process */
 	uint32		snapshot_bound;
 	bool		jit;			/* asks the drive for the JIT (ossd_scan_wants_jit) */

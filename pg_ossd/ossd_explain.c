@@ -98,6 +98,10 @@ ossd_explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (list_nth(priv, OSSD_PRIV_AGG) != NIL)
 			ExplainPropertyUInteger("Partial Groups from Drive", NULL, ss->groups_drive, es);
 		ExplainPropertyUInteger("Scans on Host for Want of a Slot", NULL, ss->slot_fallbacks, es);
+		/* a drive that does not announce what the kernels call (ossd_exec.c) */
+		if (ss->feature_fallbacks > 0)
+			ExplainPropertyUInteger("Scans on Host for Want of a Drive Feature", NULL,
+									ss->feature_fallbacks, es);
 		/* rescans with unchanged parameters, read from the stored rows */
 		if (ss->stored_rescans > 0)
 			ExplainPropertyUInteger("Rescans from Stored Rows", NULL, ss->stored_rescans, es);

@@ -662,6 +662,33 @@ ossd_private_element(List *custom_private, const char *tag)
 	return NIL;
 }
 
+/*
+ * custom_private with the OSSD_FEATURE_* bits its kernels need of the drive
+ * (OSSD_PRIV_FEATURES_TAG; nothing added for none).  The planner does not
+ * talk to the drive: the executor compares them with the drive's
+ * announced bits before it sends a scan (ossd_exec.c).
+ */
+List *
+ossd_private_add_features(List *custom_private, uint64 features)
+{
+	if (features == 0)
+		return custom_private;
+	/* an Integer holds 31 bits; the bits in use are far below */
+	Assert(features <= (uint64) PG_INT32_MAX);
+	return lappend(custom_private,
+				   list_make2(makeString(OSSD_PRIV_FEATURES_TAG),
+							  list_make1(makeInteger((int) features))));
+}
+
+/* The OSSD_FEATURE_* bits an OssdScan's kernels need, 0 for none. */
+uint64
+ossd_private_features(List *custom_private)
+{
+	List	   *f = ossd_private_element(custom_private, OSSD_PRIV_FEATURES_TAG);
+
+	return f == NIL ? 0 : (uint64) intVal(linitial(f));
+}
+
 static List *
 attnos_of(List *exprs, Index relid)
 {
@@ -740,6 +767,7 @@ ossd_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(prog.ninsns));
 	cscan->custom_private = lappend(cscan->custom_private, kconsts);
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(partial));
+	cscan->custom_private = ossd_private_add_features(cscan->custom_private, prog.features);
 	if (lthird(best_path->custom_private) != NIL)
 		cscan->custom_private = lappend(cscan->custom_private,
 										list_make2(makeString(OSSD_PRIV_INDEX_BLOCKS_TAG),

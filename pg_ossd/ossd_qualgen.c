@@ -22,16 +22,20 @@
 
 #include "access/stratnum.h"
 #include "catalog/pg_type_d.h"
+#include "common/int.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/fmgroids.h"
 #include "utils/numeric.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "ossd_frame.h"
 #include "ossd_kernel.h"
 #include "ossd_bpf.h"
 #include "ossd_rt.h"
@@ -62,6 +66,7 @@ typedef struct QGen
 	int			nbind;
 	AttrNumber	bind[OSSD_KCTX_MAX_COLS];
 	int			Lhost;			/* return OSSD_ROW_TO_HOST */
+	uint64		features;		/* OSSD_FEATURE_* the kernel needs of the drive */
 	const char *why;
 } QGen;
 
@@ -181,15 +186,144 @@ bind_var(QGen *g, Var *v)
 }
 
 /*
- * An operand: a Var of the scanned relation or a Const.
+ * An operand: a Var of the scanned relation, a Const, or substring() of a
+ * text-like column at constant positions (is_substr: col is the column,
+ * spec what helper 23 selects of it).
  */
 typedef struct Operand
 {
 	bool		is_const;
+	bool		is_substr;
 	int			col;			/* Var: context column */
+	uint64		spec;			/* is_substr: OSSD_SUBSTR_SPEC and flags */
 	Const	   *c;
 	Oid			type;
 } Operand;
+
+/*
+ * The characters substring(s, start[, length]) keeps, as PostgreSQL's
+ * text_substring (varlena.c) computes them: skip max(start, 1) - 1
+ * characters, then keep start + length - max(start, 1) of them (none when
+ * start + length < 1: a start below 1 shortens the take), or all the rest
+ * without a length or when start + length overflows int32.  A negative
+ * length is an error PostgreSQL raises: false, and the host raises it.
+ */
+static bool
+substr_skip_take(int32 start, bool has_len, int32 len,
+				 uint64 *skip, uint64 *take)
+{
+	int32		s1 = Max(start, 1);
+	int32		end;
+
+	*skip = (uint64) (s1 - 1);
+	if (!has_len || (len >= 0 && pg_add_s32_overflow(start, len, &end)))
+	{
+		*take = OSSD_SUBSTR_TO_END;
+		return true;
+	}
+	if (len < 0)
+		return false;
+	if (end < 1)
+	{
+		*skip = 0;
+		*take = 0;
+		return true;
+	}
+
+	/*
+	 * No text value holds OSSD_SUBSTR_TO_END characters (a varlena is under
+	 * 1 GB): a longer take is the rest of the string
+	 */
+	*take = Min((uint64) (end - s1), (uint64) OSSD_SUBSTR_TO_END);
+	return true;
+}
+
+/*
+ * substring(x, start[, length]) / substr(...) of a text, varchar or char(n)
+ * column x at constant positions: the column and the helper's spec.  A
+ * char(n) column reaches substring() through the cast to text, which drops
+ * its trailing blanks (rtrim1): OSSD_SUBSTR_RTRIM does the same on the
+ * drive.  Characters are counted as the server counts them: UTF-8
+ * sequences in a UTF8 database, bytes in a single-byte encoding; other
+ * multibyte encodings stay on the host.  The drive must know helper 23
+ * (OSSD_FEATURE_TEXT_SUBSTR, which the plan records and the executor
+ * checks: ossd_exec.c).
+ */
+static bool
+get_substr_operand(QGen *g, FuncExpr *f, Operand *op)
+{
+	Node	   *arg;
+	Const	   *cstart;
+	Const	   *clen = NULL;
+	bool		has_len;
+	uint64		skip,
+				take;
+	uint64		flags = 0;
+
+	if (f->funcid != F_SUBSTRING_TEXT_INT4_INT4 && f->funcid != F_SUBSTR_TEXT_INT4_INT4 &&
+		f->funcid != F_SUBSTRING_TEXT_INT4 && f->funcid != F_SUBSTR_TEXT_INT4)
+		return false;
+	has_len = list_length(f->args) == 3;
+	arg = ossd_strip_relabel(linitial(f->args));
+	cstart = (Const *) ossd_strip_relabel(lsecond(f->args));
+	if (has_len)
+		clen = (Const *) ossd_strip_relabel(lthird(f->args));
+	if (!IsA(cstart, Const) || (has_len && !IsA(clen, Const)))
+	{
+		g->why = "substring positions that are not constants";
+		return false;
+	}
+	/* a NULL position is folded away by the planner (substring is strict) */
+	if (cstart->constisnull || (has_len && clen->constisnull))
+		return false;
+
+	/* text(char(n)) drops the trailing blanks before substring() sees them */
+	if (IsA(arg, FuncExpr) && ((FuncExpr *) arg)->funcid == F_TEXT_BPCHAR &&
+		list_length(((FuncExpr *) arg)->args) == 1)
+	{
+		arg = ossd_strip_relabel(linitial(((FuncExpr *) arg)->args));
+		if (!IsA(arg, Var) || ((Var *) arg)->vartype != BPCHAROID)
+			return false;
+		flags |= OSSD_SUBSTR_RTRIM;
+	}
+	if (!IsA(arg, Var))
+		return false;
+	switch (((Var *) arg)->vartype)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+			break;
+		case BPCHAROID:
+			/* a relabeled char(n) keeps its blanks: only text(char(n)) is known */
+			if (!(flags & OSSD_SUBSTR_RTRIM))
+				return false;
+			break;
+		default:
+			return false;
+	}
+
+	if (GetDatabaseEncoding() == PG_UTF8)
+		flags |= OSSD_SUBSTR_UTF8;
+	else if (pg_database_encoding_max_length() != 1)
+	{
+		g->why = "substring in a multibyte encoding other than UTF8";
+		return false;
+	}
+	if (!substr_skip_take(DatumGetInt32(cstart->constvalue), has_len,
+						  has_len ? DatumGetInt32(clen->constvalue) : 0, &skip, &take))
+	{
+		g->why = "substring with a negative length (an error the host raises)";
+		return false;
+	}
+
+	op->col = bind_var(g, (Var *) arg);
+	if (op->col < 0)
+		return false;
+	op->is_substr = true;
+	op->spec = OSSD_SUBSTR_SPEC(skip, take) | flags;
+	op->type = TEXTOID;
+	return true;
+}
 
 static bool
 get_operand(QGen *g, Expr *e, Operand *op)
@@ -197,6 +331,13 @@ get_operand(QGen *g, Expr *e, Operand *op)
 	Expr	   *s = (Expr *) ossd_strip_relabel((Node *) e);
 
 	op->type = exprType((Node *) e);
+	op->is_substr = false;
+	if (IsA(s, FuncExpr))
+	{
+		op->is_const = false;
+		op->c = NULL;
+		return get_substr_operand(g, (FuncExpr *) s, op);
+	}
 	if (IsA(s, Var))
 	{
 		Var		   *v = (Var *) s;
@@ -352,6 +493,7 @@ gen_cmp_result(QGen *g, int strategy, int Lt, int Lf)
 static bool
 load_bytes(QGen *g, Operand *op, int rp, int rl)
 {
+	Assert(!op->is_substr);
 	if (op->is_const)
 	{
 		text	   *t = DatumGetTextPP(op->c->constvalue);
@@ -397,6 +539,60 @@ load_numeric_ptr(QGen *g, Operand *op, int rp)
 	return true;
 }
 
+/* The strategy of "b op a" for the strategy of "a op b" */
+static int
+commuted_strategy(int strategy)
+{
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return BTGreaterStrategyNumber;
+		case BTLessEqualStrategyNumber:
+			return BTGreaterEqualStrategyNumber;
+		case BTGreaterEqualStrategyNumber:
+			return BTLessEqualStrategyNumber;
+		case BTGreaterStrategyNumber:
+			return BTLessStrategyNumber;
+		default:
+			return strategy;	/* = and <> */
+	}
+}
+
+/*
+ * A text comparison of substring(col, ...) with a constant (either side):
+ * helper 23 compares the selected characters with the constant's bytes,
+ * which is the comparison itself under the collations ossd_classify_operator
+ * accepts (bytewise order; bytewise equality for deterministic ones).
+ */
+static bool
+gen_substr_compare(QGen *g, OssdOpClass cls, int strategy, Operand *a,
+				   Operand *b, int Lt, int Lf, int Ln)
+{
+	Operand    *sub = a->is_substr ? a : b;
+	Operand    *k = a->is_substr ? b : a;
+
+	if (cls != OSSD_OPC_TEXT || !k->is_const)
+	{
+		g->why = "substring other than compared with a text constant";
+		return false;
+	}
+	if (sub == b)
+		strategy = commuted_strategy(strategy);
+	gen_null_check(g, sub, Ln);
+	gen_null_check(g, k, Ln);
+	if (k->c->constisnull)
+		return true;			/* already jumped to Ln */
+
+	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_DW, OSSD_R1, OSSD_R6, COL_DATA(sub->col)));
+	emit(g, (struct ossd_insn) OSSD_LDX_MEM(OSSD_BPF_W, OSSD_R2, OSSD_R6, COL_LEN(sub->col)));
+	emit_imm64(g, OSSD_R3, sub->spec);
+	load_bytes(g, k, OSSD_R4, OSSD_R5);
+	emit(g, (struct ossd_insn) OSSD_CALL(OSSD_H_TEXT_SUBSTR_CMP));
+	g->features |= OSSD_FEATURE_TEXT_SUBSTR;
+	gen_cmp_result(g, strategy, Lt, Lf);
+	return true;
+}
+
 /* OpExpr returning bool: a comparison or LIKE */
 static bool
 gen_opexpr(QGen *g, Oid opno, Oid inputcollid, Expr *le, Expr *re,
@@ -417,6 +613,8 @@ gen_opexpr(QGen *g, Oid opno, Oid inputcollid, Expr *le, Expr *re,
 	}
 	if (a.is_const && b.is_const)
 		return false;			/* left to the planner's folding */
+	if (a.is_substr || b.is_substr)
+		return gen_substr_compare(g, cls, strategy, &a, &b, Lt, Lf, Ln);
 	gen_null_check(g, &a, Ln);
 	gen_null_check(g, &b, Ln);
 	if ((a.is_const && a.c->constisnull) || (b.is_const && b.c->constisnull))
@@ -814,6 +1012,7 @@ qgen_finish(QGen *g, OssdProgram *out, char **why)
 			else if (g->insns[i].imm == OSSD_H_TEXT_LIKE)
 				out->nlike++;
 		}
+	out->features = g->features;
 	out->bind = NIL;
 	for (int i = 0; i < g->nbind; i++)
 		out->bind = lappend_int(out->bind, g->bind[i]);

@@ -627,6 +627,7 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		priv = lappend(priv, makeInteger(fprog->ninsns + mprog.ninsns));
 		priv = lappend(priv, NIL);	/* OSSD_PRIV_CONSTS: no deployed kernel here */
 		priv = lappend(priv, makeInteger(0));	/* OSSD_PRIV_PARTIAL */
+		priv = ossd_private_add_features(priv, fprog->features | mprog.features);
 		cp->custom_private = list_make3(priv, scan_tlist, having);
 	}
 	cp->methods = &ossd_agg_path_methods;

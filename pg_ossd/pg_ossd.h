@@ -128,6 +128,8 @@ typedef struct OssdProgram
 	int			ncalls;			/* helper calls in the code */
 	int			ninline;		/* of which the drive's JIT compiles inline */
 	int			nlike;			/* of which LIKE matches */
+	uint64		features;		/* OSSD_FEATURE_* bits the drive needs to
+								 * run it (ossd_frame.h) */
 } OssdProgram;
 extern bool ossd_compile_map(List *exprs, Index relid, List *prebind,
 							 OssdProgram *out, char **why);
@@ -141,6 +143,8 @@ extern void ossd_add_offload_path(PlannerInfo *root, RelOptInfo *rel,
 								  Path *path);
 extern bool ossd_rel_rescanned(PlannerInfo *root, RelOptInfo *rel);
 extern List *ossd_private_element(List *custom_private, const char *tag);
+extern List *ossd_private_add_features(List *custom_private, uint64 features);
+extern uint64 ossd_private_features(List *custom_private);
 extern CustomPath *ossd_join_filtered_path(PlannerInfo *root, RelOptInfo *rel,
 										   int parallel_workers, double join_pass,
 										   int join_keys);
@@ -195,6 +199,10 @@ extern void ossd_explain_scan(CustomScanState *node, List *ancestors,
 														 * of IntList (attnum,
 														 * key kind, hash clause,
 														 * inner type) */
+#define OSSD_PRIV_FEATURES_TAG "ossd_features"	/* List of one Integer: the
+												 * OSSD_FEATURE_* bits its
+												 * kernels need of the drive
+												 * (absent: none) */
 
 /* ossd_joinfilter.c */
 struct PlannedStmt;

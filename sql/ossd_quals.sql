@@ -2,7 +2,8 @@
 -- ossd_quals: every qual the drive evaluates as a filter, and those it
 -- refuses (kept on the host): comparisons of each type (cross-type too),
 -- BETWEEN, IN / ANY / ALL lists, IS [NOT] NULL, boolean tests, LIKE and
--- its escapes, ILIKE, three-valued AND/OR/NOT, casts and arithmetic,
+-- its escapes, ILIKE, substring() at constant positions, three-valued
+-- AND/OR/NOT, casts and arithmetic,
 -- NaN / Infinity / -0, numeric scales and values past 128 bits, char(n)
 -- padding, dates outside the timestamp range; errors (overflow, division
 -- by zero) are the same with offload on and off.
@@ -452,8 +453,199 @@ SELECT v.q, e.* FROM (VALUES
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM qt WHERE t LIKE 'v1\' AND i4 < -100000;
 SELECT * FROM offload_error($$SELECT id FROM qt WHERE t LIKE 'v1\' AND i4 < -100000$$);
 
+-- ===================================================================
+-- substring(x FROM s FOR n) / substr(x, s, n) / substring(x, s) of a
+-- text, varchar or char(n) column at constant positions, compared with
+-- a constant or in an IN list: helper 23 selects the characters
+-- (UTF-8 in this database) and compares them bytewise.  Positions are
+-- PostgreSQL's (a start below 1 shortens the take, a start past the
+-- end gives ''); a negative length is PostgreSQL's error, raised by the
+-- host; non-constant positions and ordering under a non-C collation
+-- stay on the host.
+-- ===================================================================
+SELECT getdatabaseencoding();
+CREATE TABLE st (
+  id  int4,
+  t   text,
+  vc  varchar(20),
+  ph  char(15)
+);
+INSERT INTO st
+SELECT i,
+       CASE WHEN i % 37 = 0 THEN NULL
+            ELSE (ARRAY['żółw', '日本語', 'abc', 'ab  ', '', 'a', 'xyz12', 'Zebra', 'naïve', 'b'])[i % 10 + 1]
+                 || CASE WHEN i % 3 = 0 THEN (i % 7)::text ELSE '' END END,
+       CASE WHEN i % 41 = 0 THEN NULL ELSE 'w' || (i % 300) END,
+       CASE WHEN i % 43 = 0 THEN NULL
+            WHEN i % 11 = 0 THEN (ARRAY['ab', 'ab c', '日本', ' '])[i % 4 + 1]
+            ELSE format('%s-%s-%s-%s', 10 + i % 25, lpad((i * 7 % 1000)::text, 3, '0'),
+                        lpad((i * 13 % 1000)::text, 3, '0'), lpad((i % 10000)::text, 4, '0')) END
+FROM generate_series(1, 6000) i;
+VACUUM (FREEZE, ANALYZE) st;
+CHECKPOINT;
+-- TPC-H Q22's country codes on a char(15) column: the IN list on the drive
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT id FROM st WHERE substring(ph FROM 1 FOR 2) IN ('13', '31', '23', '29', '30', '18', '17');
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph FROM 1 FOR 2) IN ('13', '31', '23', '29', '30', '18', '17')$$);
+-- and Q22's aggregate over them: the filter and the aggregate on the drive
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*), sum(id) FROM st WHERE substring(ph FROM 1 FOR 2) IN ('13', '31', '23');
+SELECT * FROM offload_check($$SELECT count(*), sum(id) FROM st WHERE substring(ph FROM 1 FOR 2) IN ('13', '31', '23')$$);
+-- an IN list on a text column, multibyte first characters
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT id FROM st WHERE substr(t, 1, 1) IN ('ż', '日', 'a');
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substr(t, 1, 1) IN ('ż', '日', 'a')$$);
+-- characters, not bytes: 'ół' are the second and third of 'żółw'
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 2, 2) = 'ół';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 2, 2) = 'ół'$$);
+-- the two-argument form: to the end
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t FROM 2) = '本語';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t FROM 2) = '本語'$$);
+-- start 0 keeps one character less: substring(t, 0, 3) is t's first two
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 0, 3) = 'ab';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 0, 3) = 'ab'$$);
+-- a negative start likewise: S = -1, L = 4 are characters 1 and 2
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, -1, 4) = 'ab';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, -1, 4) = 'ab'$$);
+-- start + length below 1, and length 0: the empty string (for every row
+-- but the NULLs)
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, -5, 3) = '';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, -5, 3) = ''$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substr(t, 2, 0) = '';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substr(t, 2, 0) = ''$$);
+-- a start past the end: '' too
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t FROM 6) = '';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t FROM 6) = ''$$);
+-- a length past the end, and one whose end overflows int4: to the end
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 3, 2147483647) = 'c';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 3, 2147483647) = 'c'$$);
+-- ordering (C collation: bytes), the constant on either side
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 1, 2) < 'b' AND 'ż' <= substr(t, 1, 1);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 1, 2) < 'b'$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE 'ż' <= substr(t, 1, 1)$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE 'ab' > substring(t, 1, 3)$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 2) >= '本'$$);
+-- char(n): the cast to text drops the trailing blanks first, so of 'ab'
+-- (stored 'ab' and 13 blanks) the first five characters are 'ab' and
+-- from the second on it is 'b'; ' ' becomes ''
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(ph, 1, 5) = 'ab';
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph, 1, 5) = 'ab'$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph FROM 2) = 'b'$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph FROM 2) = 'b c'$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph, 1, 3) = ''$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substr(ph, 2, 1) = '本'$$);
+-- text keeps its trailing blanks: 'ab  ' from the second character
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t FROM 2) = 'b  '$$);
+-- varchar (relabeled to text)
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substr(vc, 2, 2) IN ('29', '7');
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substr(vc, 2, 2) IN ('29', '7')$$);
+-- NULLs: a NULL column is a NULL substring, three-valued under NOT and IS
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE NOT (substring(t, 1, 1) = 'a');
+SELECT * FROM offload_check($$SELECT id FROM st WHERE NOT (substring(t, 1, 1) = 'a')$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE (substring(t, 1, 1) = 'a') IS UNKNOWN$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph, 1, 2) NOT IN ('13', '31')$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph, 1, 2) IN ('13', NULL)$$);
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(ph, 1, 2) NOT IN ('13', NULL)$$);
+-- a CASE condition of an aggregate's map kernel
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT sum(CASE WHEN substring(t, 1, 1) = 'a' THEN 1 ELSE 0 END) FROM st WHERE id > 10;
+SELECT * FROM offload_check($$SELECT sum(CASE WHEN substring(t, 1, 1) = 'a' THEN 1 ELSE 0 END) FROM st WHERE id > 10$$);
+-- equality under a deterministic non-C collation compares bytes: pushed;
+-- ordering under it is the collation's: on the host
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 1, 2) = 'ab' COLLATE "und-x-icu";
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 1, 2) = 'ab' COLLATE "und-x-icu"$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 1, 2) < 'b' COLLATE "und-x-icu";
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 1, 2) < 'b' COLLATE "und-x-icu"$$);
+-- a negative length is an error: on the host, which raises it
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 2, -1) = 'a';
+SELECT * FROM offload_error($$SELECT id FROM st WHERE substring(t, 2, -1) = 'a'$$);
+-- on the host: positions from a column, a substring compared with a
+-- column or with another substring, LIKE of a substring (each beside a
+-- pushed qual)
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, id % 3 + 1, 1) = 'a' AND id > 0;
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, id % 3 + 1, 1) = 'a' AND id > 0$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(vc, 1, 1) < t AND id > 0;
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(vc, 1, 1) < t AND id > 0$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substr(t, 3, 1) = substr(t, 4, 1) AND id > 0;
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substr(t, 3, 1) = substr(t, 4, 1) AND id > 0$$);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM st WHERE substring(t, 1, 2) LIKE 'a%' AND id > 0;
+SELECT * FROM offload_check($$SELECT id FROM st WHERE substring(t, 1, 2) LIKE 'a%' AND id > 0$$);
+-- prepared statements: a custom plan folds the parameter into a
+-- constant (pushed), a generic plan keeps the Param (on the host)
+PREPARE st_p(int4) AS SELECT id FROM st WHERE substring(t, $1, 2) = 'bc';
+SET plan_cache_mode = force_custom_plan;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE st_p(2);
+CREATE TEMP TABLE st_custom AS EXECUTE st_p(2);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE st_p(2);
+CREATE TEMP TABLE st_generic AS EXECUTE st_p(2);
+RESET plan_cache_mode;
+SET ossd.enabled = off;
+CREATE TEMP TABLE st_off AS SELECT id FROM st WHERE substring(t, 2, 2) = 'bc';
+RESET ossd.enabled;
+SELECT (SELECT count(*) FROM st_off) AS n_rows,
+       NOT EXISTS (TABLE st_custom EXCEPT ALL TABLE st_off) AND
+       NOT EXISTS (TABLE st_off EXCEPT ALL TABLE st_custom) AS custom_same,
+       NOT EXISTS (TABLE st_generic EXCEPT ALL TABLE st_off) AND
+       NOT EXISTS (TABLE st_off EXCEPT ALL TABLE st_generic) AS generic_same;
+DEALLOCATE st_p;
+DROP TABLE st_custom, st_generic, st_off;
+-- the same cases on qt, rows and aggregates against offload off
+SELECT v.qual, c.* FROM (VALUES
+  ('substring(t, 1, 2) = ''v1'''), ('substr(t, 2) = ''7'''), ('substring(t FROM 2 FOR 2) IN (''1'', ''42'', ''本語'')'),
+  ('substring(t, 1, 1) > ''v'''), ('substring(vc, 2, 2) <= ''12'''), ('substring(c, 2) = ''b'''),
+  ('substring(c, 1, 2) = ''ab'''), ('substr(c, 3, 5) = '''''), ('substring(t, 0) = ''naïve'''),
+  ('substring(t, -3, 5) = ''a'''), ('substring(t, 3, 0) = '''''), ('substring(t, 1, 1) = ''Ä'''),
+  ('substring(t, 3, 1) = ''ï'' AND i4 > -5000'), ('substring(t, 1, 2) = ''v1'' OR substring(vc, 1, 2) = ''w1''')
+) v(qual), LATERAL qual_check(v.qual) c;
+DROP TABLE st;
+
 RESET ossd.force_offload;
 DROP TABLE qt;
 DROP FUNCTION qual_check(text);
 DROP FUNCTION offload_error(text);
 DROP FUNCTION offload_same_hashed(text);
+
+-- ===================================================================
+-- substring() in other server encodings: in a single-byte one (LATIN1)
+-- its characters are bytes (on the drive: 'é' is one byte there, which
+-- as a UTF-8 lead byte would start a sequence of three); in a multibyte
+-- one other than UTF8 (EUC_JP) it stays on the host
+-- ===================================================================
+CREATE DATABASE regress_ossd_latin1 TEMPLATE template0 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C';
+CREATE DATABASE regress_ossd_eucjp TEMPLATE template0 ENCODING 'EUC_JP' LC_COLLATE 'C' LC_CTYPE 'C';
+\c regress_ossd_latin1
+-- this file is UTF-8 (psql would take it as the database's encoding)
+SET client_encoding = 'UTF8';
+CREATE EXTENSION pg_ossd;
+SET default_tablespace = ossd;
+SET max_parallel_workers_per_gather = 0;
+SET ossd.force_offload = on;
+SELECT getdatabaseencoding();
+CREATE TABLE sb (id int4, t text);
+INSERT INTO sb SELECT i, (ARRAY['éxy', 'àb', 'xéz', 'ü', 'éé'])[i % 5 + 1] FROM generate_series(1, 3000) i;
+VACUUM (FREEZE, ANALYZE) sb;
+CHECKPOINT;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM sb WHERE substring(t, 2, 1) IN ('x', 'é', 'b');
+CREATE TEMP TABLE scans0 AS SELECT device, value FROM ossd_device_stats() WHERE name = 'scans';
+CREATE TEMP TABLE sb_on AS SELECT id FROM sb WHERE substring(t, 2, 1) IN ('x', 'é', 'b');
+SELECT bool_or(s.value > s0.value) AS drive_scanned
+  FROM ossd_device_stats() s JOIN scans0 s0 USING (device) WHERE s.name = 'scans';
+SET ossd.enabled = off;
+CREATE TEMP TABLE sb_off AS SELECT id FROM sb WHERE substring(t, 2, 1) IN ('x', 'é', 'b');
+RESET ossd.enabled;
+SELECT (SELECT count(*) FROM sb_off) AS n_rows,
+       NOT EXISTS (TABLE sb_on EXCEPT ALL TABLE sb_off) AND
+       NOT EXISTS (TABLE sb_off EXCEPT ALL TABLE sb_on) AS same;
+\c regress_ossd_eucjp
+CREATE EXTENSION pg_ossd;
+SET default_tablespace = ossd;
+SET max_parallel_workers_per_gather = 0;
+SET ossd.force_offload = on;
+SELECT getdatabaseencoding();
+CREATE TABLE mb (id int4, t text);
+INSERT INTO mb SELECT i, 'abc' || i FROM generate_series(1, 100) i;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM mb WHERE substring(t, 2, 2) = 'bc' AND id > 0;
+\c regress_ossd
+DROP DATABASE regress_ossd_latin1;
+DROP DATABASE regress_ossd_eucjp;

@@ -62,6 +62,11 @@ struct ossd_device_options
    * qos_off, for at most qos_defer_us per batch (default 2000). */
   bool qos_off;
   uint32_t qos_defer_us;
+  /* OSSD_FEATURE_* bits the control block does not announce, to stand in
+   * for a drive of an older build in tests of the hosts' fallbacks.
+   * Hiding OSSD_FEATURE_TEXT_SUBSTR also refuses SCAN kernels calling
+   * helper 23, as the older verifier refused an unknown helper. */
+  uint64_t hide_features;
   void (*log) (void *arg, const char *msg);   /* optional log sink */
   void *log_arg;
 };

@@ -92,6 +92,8 @@ test_write_answers_in_the_write (void **state)
   assert_int_equal (ossd_connect ("inproc:ram:?size=64M&volume=1M&slots=4&window=8&poll_ms=5000",
                                   NULL, &o, &err), 0);
   assert_true (ossd_control_block (o)->feature_bits & OSSD_FEATURE_ACK_IN_WRITE);
+  /* pg_ossd sends kernels calling helper 23 only to a drive announcing it */
+  assert_true (ossd_control_block (o)->feature_bits & OSSD_FEATURE_TEXT_SUBSTR);
   assert_int_equal (ossd_create_partition (o, 3, &err), 0);
   memset (&err, 0, sizeof err);
   assert_int_equal (ossd_write (o, 3, 90, 0, "nobody", 6, &err), -ENOENT);

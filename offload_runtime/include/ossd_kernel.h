@@ -137,9 +137,9 @@ enum ossd_helper_id
   OSSD_H_NUMERIC_FROM_FLOAT8 = 21, /* (S bits, S scale, W out) -> 0; as PostgreSQL's
                                       float8::numeric, at `scale` digits, else row to host */
   OSSD_H_BPCHAR_CMP = 22,
-  /* New in this build; no feature bit announces it yet and pg_ossd does
-   * not emit it yet: an older drive's verifier refuses a kernel calling
-   * it as an unknown helper. */
+  /* Announced by OSSD_FEATURE_TEXT_SUBSTR (ossd_frame.h): an older
+   * drive's verifier refuses a kernel calling it as an unknown helper,
+   * so pg_ossd sends such a kernel only to a drive announcing the bit. */
   OSSD_H_TEXT_SUBSTR_CMP = 23, /* (P s, S slen, S spec, P b, S blen) -> -1/0/1: the
                                   characters of s that spec selects (OSSD_SUBSTR_*)
                                   compared byte-wise with b (C collation; 0 = equal) */

@@ -78,6 +78,10 @@ struct ossd_frame_hdr
 /* SCAN honours ScanTarget.stripe_parity (RAID-5 arrays: docs/arrays.md);
  * a drive without it would read a parity layout as RAID-0. */
 #define OSSD_FEATURE_PARITY_SCAN  (1ull << 9)
+/* The kernel verifier and runtime know helper 23, ossd_text_substr_cmp
+ * (ossd_kernel.h); a drive without it refuses a kernel calling it as an
+ * unknown helper. */
+#define OSSD_FEATURE_TEXT_SUBSTR  (1ull << 10)
 
 struct ossd_control
 {
