@@ -30,6 +30,8 @@ ossd_device_options_init (struct ossd_device_options *o)
   o->poll_timeout_ms = 2000;
   o->scan_workers = 2;
   o->qos_defer_us = 2000;
+  o->auto_relocate_idle_ms = 10000;
+  o->auto_relocate_min_gain_pct = 20;
 }
 
 static void
@@ -172,7 +174,11 @@ ossd_device_open (const struct ossd_device_options *opts,
     }
   r = device_profile_open (dev, why, whylen);
   if (r == 0)
+    r = device_autoplan_open (dev, why, whylen);
+  if (r == 0)
     r = device_relocate_open (dev, why, whylen);
+  if (r == 0 && device_autoplan_enabled (dev))
+    r = device_relocate_kick (dev);
   if (r < 0)
     goto fail;
   device_log (dev, "drive ready: %s, volume %llu MiB, %u slots of %u LBAs, capacity %llu MiB",
@@ -194,6 +200,7 @@ ossd_device_close (ossd_device_t *dev)
   if (!dev)
     return;
   device_relocate_close (dev);   /* its thread uses the FTL */
+  device_autoplan_close (dev);
   device_slots_destroy (dev);
   device_kernels_close (dev);
   if (dev->jit_cache)

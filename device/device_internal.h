@@ -13,6 +13,7 @@
 #include "ossd_cap.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
+#include "ftl_plan.h"
 #include "ftl_profile.h"
 
 #define OSSD_FIRMWARE_VERSION "pg_ossd-0.1"
@@ -136,6 +137,9 @@ struct ossd_device
                                   (device_profile.c) */
   struct ossd_relocator *relocator;   /* planned layouts being applied
                                          (device_relocate.c) */
+  struct ossd_autoplanner *autoplan;  /* when to relocate by itself, the
+                                         ledger of plans queued
+                                         (device_autoplan.c) */
   atomic_uint_fast64_t last_command_ms;   /* device_now_ms of the last
                                              command or volume I/O */
   struct ossd_qos qos;
@@ -196,6 +200,9 @@ int device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
                            uint64_t *order, size_t n, uint32_t unit_bytes);
 /* Drop every queued job (FORMAT: the objects are gone). */
 void device_relocate_drop (ossd_device_t *dev);
+/* Start the thread if it is not running (the automatic policy needs it
+ * while there is no job too). */
+int device_relocate_kick (ossd_device_t *dev);
 struct device_relocate_counters
 {
   uint64_t jobs_queued, jobs_done, jobs_failed, jobs_pending;
@@ -204,6 +211,42 @@ struct device_relocate_counters
 void device_relocate_counters (ossd_device_t *dev,
                                struct device_relocate_counters *c);
 uint64_t device_now_ms (void);   /* device_log.c */
+
+/* device_autoplan.c: the automatic relocation policy (docs/sofs.md). */
+int device_autoplan_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_autoplan_close (ossd_device_t *dev);
+bool device_autoplan_enabled (ossd_device_t *dev);
+/* PROFILE AUTO: on / off; idle_ms, min_gain_pct 0 keep the current ones. */
+int device_autoplan_configure (ossd_device_t *dev, bool on, uint32_t idle_ms,
+                               uint32_t min_gain_pct, char *why, size_t whylen);
+/* FORMAT: the ledger's objects are gone. */
+void device_autoplan_forget (ossd_device_t *dev);
+struct device_apply_result
+{
+  uint64_t considered, applied, units_queued, best_gain_permille;
+  uint64_t skipped_already_applied, skipped_layout_matches,
+    skipped_below_threshold;
+};
+/* Plan every profiled object, queue those the decision says to apply
+ * (PROFILE APPLY: min_gain 0; the policy: its threshold). */
+int device_autoplan_apply (ossd_device_t *dev, enum ftl_plan_kind kind,
+                           uint32_t min_gain_permille,
+                           struct device_apply_result *res, char *why,
+                           size_t whylen);
+/* The relocator thread while it has no job: evaluate if the policy is on,
+ * the host quiet for idle_ms at now_ms (device_now_ms) and the profile has
+ * new evidence.  1 if it evaluated. */
+int device_autoplan_tick (ossd_device_t *dev, uint64_t now_ms);
+struct device_autoplan_counters
+{
+  uint64_t enabled, idle_ms, min_gain_pct;
+  uint64_t evaluations, plans_considered, plans_applied, units_queued;
+  uint64_t skipped_already_applied, skipped_layout_matches,
+    skipped_below_threshold, errors, last_gain_permille;
+};
+void device_autoplan_counters (ossd_device_t *dev,
+                               struct device_autoplan_counters *c);
+
 static inline void
 device_note_activity (ossd_device_t *dev)
 {

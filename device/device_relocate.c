@@ -5,7 +5,9 @@
  * of the plan) while no command has arrived for IDLE_MS, a few units per
  * step so a command never waits long behind it.  When relocation stops
  * for free blocks the thread lets background GC run (ftl_idle) and tries
- * again.  The thread exists only while there is work. */
+ * again.  The thread exists only while there is work, or while the
+ * automatic policy (device_autoplan.c) is on: it runs the policy when it
+ * has no job. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,14 +193,28 @@ step (ossd_device_t *dev, struct ossd_relocator *r)
   pthread_mutex_lock (&r->lock);
 }
 
+/* While the automatic policy is on the thread stays, with no job, to run
+ * it (device_autoplan.c) every POLICY_POLL_MS. */
+#define POLICY_POLL_MS 200u
+
 static void *
 relocator_thread (void *arg)
 {
   ossd_device_t *dev = arg;
   struct ossd_relocator *r = dev->relocator;
   pthread_mutex_lock (&r->lock);
-  while (!r->stop && r->head)
+  while (!r->stop && (r->head || device_autoplan_enabled (dev)))
     {
+      if (!r->head)
+        {
+          /* the policy queues jobs (its lock, then ours): not under ours */
+          pthread_mutex_unlock (&r->lock);
+          device_autoplan_tick (dev, device_now_ms ());
+          pthread_mutex_lock (&r->lock);
+          if (!r->head && !r->stop)
+            wait_ms (r, POLICY_POLL_MS);
+          continue;
+        }
       uint64_t quiet = device_now_ms ()
         - atomic_load_explicit (&dev->last_command_ms, memory_order_relaxed);
       if (quiet < IDLE_MS)
@@ -211,6 +227,34 @@ relocator_thread (void *arg)
   r->thread_running = false;
   pthread_mutex_unlock (&r->lock);
   return NULL;
+}
+
+/* Called with the queue lock held. */
+static int
+start_thread_locked (ossd_device_t *dev, struct ossd_relocator *r)
+{
+  int e = 0;
+  if (!r->thread_running && !r->stop)
+    {
+      if (r->joinable)
+        pthread_join (r->thread, NULL);   /* a finished one: reap it */
+      e = -pthread_create (&r->thread, NULL, relocator_thread, dev);
+      r->thread_running = r->joinable = e == 0;
+    }
+  pthread_cond_broadcast (&r->cond);
+  return e;
+}
+
+int
+device_relocate_kick (ossd_device_t *dev)
+{
+  struct ossd_relocator *r = dev->relocator;
+  if (!r)
+    return 0;
+  pthread_mutex_lock (&r->lock);
+  int e = start_thread_locked (dev, r);
+  pthread_mutex_unlock (&r->lock);
+  return e;
 }
 
 int
@@ -234,15 +278,7 @@ device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
   r->c.jobs_queued++;
   r->c.jobs_pending++;
   r->c.units_queued += n;
-  int e = 0;
-  if (!r->thread_running && !r->stop)
-    {
-      if (r->joinable)
-        pthread_join (r->thread, NULL);   /* a finished one: reap it */
-      e = -pthread_create (&r->thread, NULL, relocator_thread, dev);
-      r->thread_running = r->joinable = e == 0;
-    }
-  pthread_cond_broadcast (&r->cond);
+  int e = start_thread_locked (dev, r);
   pthread_mutex_unlock (&r->lock);
   return e;
 }
