@@ -177,7 +177,11 @@ ossd_device_open (const struct ossd_device_options *opts,
     r = device_autoplan_open (dev, why, whylen);
   if (r == 0)
     r = device_relocate_open (dev, why, whylen);
-  if (r == 0 && device_autoplan_enabled (dev))
+  if (r == 0)
+    r = device_persist_open (dev, why, whylen);
+  if (r == 0)
+    device_persist_restore (dev);   /* a lost record is logged, not fatal */
+  if (r == 0 && (device_autoplan_enabled (dev) || device_persist_active (dev)))
     r = device_relocate_kick (dev);
   if (r < 0)
     goto fail;
@@ -199,7 +203,12 @@ ossd_device_close (ossd_device_t *dev)
 {
   if (!dev)
     return;
-  device_relocate_close (dev);   /* its thread uses the FTL */
+  /* the relocator's thread uses the FTL; the queue it leaves is saved
+   * with the profile before it is freed */
+  device_relocate_stop (dev);
+  device_persist_save (dev, "close");
+  device_persist_close (dev);
+  device_relocate_close (dev);
   device_autoplan_close (dev);
   device_slots_destroy (dev);
   device_kernels_close (dev);

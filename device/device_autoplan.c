@@ -220,6 +220,8 @@ device_autoplan_tick (ossd_device_t *dev, uint64_t now_ms)
   if (e < 0)
     a->c.errors++;
   pthread_mutex_unlock (&a->lock);
+  if (res.applied)
+    device_persist_save (dev, "automatic relocation queued");
   if (e < 0)
     device_log (dev, "automatic relocation: planning failed: %s", why);
   else if (res.applied)
@@ -231,4 +233,28 @@ device_autoplan_tick (ossd_device_t *dev, uint64_t now_ms)
                 (unsigned long long) res.best_gain_permille / 10,
                 (unsigned long long) res.best_gain_permille % 10);
   return 1;
+}
+
+void
+device_autoplan_ledger_copy (ossd_device_t *dev, struct ftl_autoplan_ledger *out)
+{
+  struct ossd_autoplanner *a = dev->autoplan;
+  ftl_autoplan_ledger_clear (out);
+  if (!a)
+    return;
+  pthread_mutex_lock (&a->lock);
+  *out = *a->ledger;
+  pthread_mutex_unlock (&a->lock);
+}
+
+void
+device_autoplan_ledger_restore (ossd_device_t *dev,
+                                const struct ftl_autoplan_ledger *in)
+{
+  struct ossd_autoplanner *a = dev->autoplan;
+  if (!a)
+    return;
+  pthread_mutex_lock (&a->lock);
+  *a->ledger = *in;
+  pthread_mutex_unlock (&a->lock);
 }

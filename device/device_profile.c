@@ -18,7 +18,8 @@
 
 static size_t auto_counters (ossd_device_t *dev,
                              Ossd__ProfileResult__CountersEntry *ce,
-                             Ossd__ProfileResult__CountersEntry **pce, size_t n);
+                             Ossd__ProfileResult__CountersEntry **pce, size_t n,
+                             bool persist);
 
 int
 device_profile_open (ossd_device_t *dev, char *why, size_t whylen)
@@ -205,7 +206,7 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   counter (b, &nc, "relocation_units_queued", rc.units_queued);
   counter (b, &nc, "relocation_units_done", rc.units_done);
   counter (b, &nc, "relocation_waits_for_space", rc.waits_for_space);
-  nc = auto_counters (dev, b->ce, b->pce, nc);
+  nc = auto_counters (dev, b->ce, b->pce, nc, true);
   res.enabled = ftl_profile_enabled (dev->profile);
   res.unit_bytes = cfg.unit_bytes;
   res.n_counters = nc;
@@ -221,10 +222,11 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   show_buf_free (b);
 }
 
-/* The policy's settings and counters, appended to ce / pce from n. */
+/* The policy's settings and counters (and, with persist, those of the
+ * profile's saving), appended to ce / pce from n. */
 static size_t
 auto_counters (ossd_device_t *dev, Ossd__ProfileResult__CountersEntry *ce,
-               Ossd__ProfileResult__CountersEntry **pce, size_t n)
+               Ossd__ProfileResult__CountersEntry **pce, size_t n, bool persist)
 {
   struct device_autoplan_counters a;
   device_autoplan_counters (dev, &a);
@@ -242,6 +244,32 @@ auto_counters (ossd_device_t *dev, Ossd__ProfileResult__CountersEntry *ce,
     { "auto_errors", a.errors },
     { "auto_last_gain_permille", a.last_gain_permille },
   };
+  struct device_persist_counters p;
+  device_persist_counters (dev, &p);
+  const struct { const char *k; uint64_t v; } pkv[] = {
+    { "persist_active", p.active },
+    { "persist_saves", p.saves },
+    { "persist_save_errors", p.save_errors },
+    { "persist_last_bytes", p.last_bytes },
+    { "persist_edges_saved", p.edges_saved },
+    { "persist_edges_not_saved", p.edges_not_saved },
+    { "persist_jobs_saved", p.jobs_saved },
+    { "persist_jobs_not_saved", p.jobs_not_saved },
+    { "persist_restored_edges", p.restored_edges },
+    { "persist_restored_plans", p.restored_plans },
+    { "persist_restored_jobs", p.restored_jobs },
+    { "persist_dropped_jobs", p.dropped_jobs },
+    { "persist_lost", p.lost },
+    { "persist_newest_lost", p.newest_lost },
+  };
+  for (size_t i = 0; i < sizeof pkv / sizeof pkv[0] && persist; i++)
+    {
+      ossd__profile_result__counters_entry__init (&ce[n]);
+      ce[n].key = (char *) pkv[i].k;
+      ce[n].value = pkv[i].v;
+      pce[n] = &ce[n];
+      n++;
+    }
   for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
     {
       ossd__profile_result__counters_entry__init (&ce[n]);
@@ -297,6 +325,8 @@ apply (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       device_slot_respond_error (s, seq, device_status_from_errno (e), why);
       return;
     }
+  if (res.applied)
+    device_persist_save (dev, "PROFILE APPLY");   /* a crash resumes them */
   device_log (dev, "profile: %s plans of %llu objects (%llu units) queued for "
               "relocation, %llu already applied, %llu laid out as planned",
               ftl_plan_kind_name (kind), (unsigned long long) res.applied,
@@ -336,7 +366,7 @@ auto_policy (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       return;
     }
   Ossd__ProfileResult__CountersEntry ce[16], *pce[16];
-  size_t n = auto_counters (dev, ce, pce, 0);
+  size_t n = auto_counters (dev, ce, pce, 0, false);
   device_log (dev, "automatic relocation %s", req->auto_on ? "on" : "off");
   respond_counters (dev, s, seq, ce, n);
 }
