@@ -30,6 +30,8 @@ ossd_device_options_init (struct ossd_device_options *o)
   o->poll_timeout_ms = 2000;
   o->scan_workers = 2;
   o->qos_defer_us = 2000;
+  o->auto_relocate_idle_ms = 10000;
+  o->auto_relocate_min_gain_pct = 20;
 }
 
 static void
@@ -174,7 +176,15 @@ ossd_device_open (const struct ossd_device_options *opts,
     }
   r = device_profile_open (dev, why, whylen);
   if (r == 0)
+    r = device_autoplan_open (dev, why, whylen);
+  if (r == 0)
     r = device_relocate_open (dev, why, whylen);
+  if (r == 0)
+    r = device_persist_open (dev, why, whylen);
+  if (r == 0)
+    device_persist_restore (dev);   /* a lost record is logged, not fatal */
+  if (r == 0 && (device_autoplan_enabled (dev) || device_persist_active (dev)))
+    r = device_relocate_kick (dev);
   if (r < 0)
     goto fail;
   device_log (dev, "drive ready: %s, volume %llu MiB, %u slots of %u LBAs, capacity %llu MiB",
@@ -195,7 +205,13 @@ ossd_device_close (ossd_device_t *dev)
 {
   if (!dev)
     return;
-  device_relocate_close (dev);   /* its thread uses the FTL */
+  /* the relocator's thread uses the FTL; the queue it leaves is saved
+   * with the profile before it is freed */
+  device_relocate_stop (dev);
+  device_persist_save (dev, "close");
+  device_persist_close (dev);
+  device_relocate_close (dev);
+  device_autoplan_close (dev);
   device_slots_destroy (dev);
   device_kernels_close (dev);
   if (dev->jit_cache)

@@ -149,6 +149,7 @@ device_format_ftl (ossd_device_t *dev, const Ossd__FtlConfig *cfg, char *why,
   if (dev->profile)
     ftl_profile_reset (dev->profile);
   device_relocate_drop (dev);
+  device_autoplan_forget (dev);
   if (dev->control.device_id == 0)
     {
       struct timespec ts;

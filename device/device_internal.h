@@ -13,6 +13,8 @@
 #include "ossd_cap.h"
 #include "ossd_frame.h"
 #include "ossd.pb-c.h"
+#include "ftl_autoplan.h"
+#include "ftl_plan.h"
 #include "ftl_profile.h"
 
 #define OSSD_FIRMWARE_VERSION "pg_ossd-0.1"
@@ -136,6 +138,12 @@ struct ossd_device
                                   (device_profile.c) */
   struct ossd_relocator *relocator;   /* planned layouts being applied
                                          (device_relocate.c) */
+  struct ossd_autoplanner *autoplan;  /* when to relocate by itself, the
+                                         ledger of plans queued
+                                         (device_autoplan.c) */
+  struct ossd_persist *persist;       /* the profile, ledger and queue
+                                         kept in the image
+                                         (device_persist.c) */
   atomic_uint_fast64_t last_command_ms;   /* device_now_ms of the last
                                              command or volume I/O */
   struct ossd_qos qos;
@@ -196,6 +204,49 @@ int device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
                            uint64_t *order, size_t n, uint32_t unit_bytes);
 /* Drop every queued job (FORMAT: the objects are gone). */
 void device_relocate_drop (ossd_device_t *dev);
+/* Start the thread if it is not running (the automatic policy and the
+ * profile's saving need it while there is no job too). */
+int device_relocate_kick (ossd_device_t *dev);
+/* Stop and join the thread (close: before the queue is saved). */
+void device_relocate_stop (ossd_device_t *dev);
+/* Queue a job from a saved queue: units order[next..n) still to move. */
+int device_relocate_resume (ossd_device_t *dev, uint64_t pid, uint64_t oid,
+                            uint64_t *order, size_t n, uint32_t unit_bytes,
+                            size_t next);
+struct device_job_copy
+{
+  uint64_t pid, oid;
+  uint64_t *order;
+  size_t n, next;
+  uint32_t unit_bytes;
+};
+/* Copies of the queued jobs, head first (free with device_job_copies_free). */
+int device_relocate_snapshot (ossd_device_t *dev, struct device_job_copy **out,
+                              size_t *n);
+void device_job_copies_free (struct device_job_copy *c, size_t n);
+
+/* device_persist.c: the profile, the ledger of applied plans and the
+ * queued jobs kept in the image (the FTL's owner record, docs/sofs.md). */
+int device_persist_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_persist_close (ossd_device_t *dev);
+/* A file image: the record is kept (the relocator thread stays for it). */
+bool device_persist_active (ossd_device_t *dev);
+/* Save now (why: for the log when it fails); 0 or a negative errno. */
+int device_persist_save (ossd_device_t *dev, const char *why);
+/* Save if the profile or the queue changed and PERSIST_INTERVAL_MS have
+ * passed since the last save (the relocator thread, while idle). */
+void device_persist_maybe (ossd_device_t *dev, uint64_t now_ms);
+/* At open: the saved record back into the profile, ledger and queue. */
+void device_persist_restore (ossd_device_t *dev);
+struct device_persist_counters
+{
+  uint64_t active, saves, save_errors, last_bytes;
+  uint64_t edges_saved, edges_not_saved, jobs_saved, jobs_not_saved;
+  uint64_t restored_edges, restored_plans, restored_jobs, dropped_jobs;
+  uint64_t lost, newest_lost;
+};
+void device_persist_counters (ossd_device_t *dev,
+                              struct device_persist_counters *c);
 struct device_relocate_counters
 {
   uint64_t jobs_queued, jobs_done, jobs_failed, jobs_pending;
@@ -204,6 +255,47 @@ struct device_relocate_counters
 void device_relocate_counters (ossd_device_t *dev,
                                struct device_relocate_counters *c);
 uint64_t device_now_ms (void);   /* device_log.c */
+
+/* device_autoplan.c: the automatic relocation policy (docs/sofs.md). */
+int device_autoplan_open (ossd_device_t *dev, char *why, size_t whylen);
+void device_autoplan_close (ossd_device_t *dev);
+bool device_autoplan_enabled (ossd_device_t *dev);
+/* PROFILE AUTO: on / off; idle_ms, min_gain_pct 0 keep the current ones. */
+int device_autoplan_configure (ossd_device_t *dev, bool on, uint32_t idle_ms,
+                               uint32_t min_gain_pct, char *why, size_t whylen);
+/* FORMAT: the ledger's objects are gone. */
+void device_autoplan_forget (ossd_device_t *dev);
+struct device_apply_result
+{
+  uint64_t considered, applied, units_queued, best_gain_permille;
+  uint64_t skipped_already_applied, skipped_layout_matches,
+    skipped_below_threshold;
+};
+/* Plan every profiled object, queue those the decision says to apply
+ * (PROFILE APPLY: min_gain 0; the policy: its threshold). */
+int device_autoplan_apply (ossd_device_t *dev, enum ftl_plan_kind kind,
+                           uint32_t min_gain_permille,
+                           struct device_apply_result *res, char *why,
+                           size_t whylen);
+/* The relocator thread while it has no job: evaluate if the policy is on,
+ * the host quiet for idle_ms at now_ms (device_now_ms) and the profile has
+ * new evidence.  1 if it evaluated. */
+int device_autoplan_tick (ossd_device_t *dev, uint64_t now_ms);
+struct device_autoplan_counters
+{
+  uint64_t enabled, idle_ms, min_gain_pct;
+  uint64_t evaluations, plans_considered, plans_applied, units_queued;
+  uint64_t skipped_already_applied, skipped_layout_matches,
+    skipped_below_threshold, errors, last_gain_permille;
+};
+void device_autoplan_counters (ossd_device_t *dev,
+                               struct device_autoplan_counters *c);
+/* The ledger copied out (save) or replaced (restore). */
+void device_autoplan_ledger_copy (ossd_device_t *dev,
+                                  struct ftl_autoplan_ledger *out);
+void device_autoplan_ledger_restore (ossd_device_t *dev,
+                                     const struct ftl_autoplan_ledger *in);
+
 static inline void
 device_note_activity (ossd_device_t *dev)
 {

@@ -1,8 +1,9 @@
 /* device_profile.c - the drive's access profiler (docs/sofs.md): owns
  * dev->profile (ftl/include/ftl_profile.h), records host reads (READ
  * commands by their slot, block-volume reads as stream slot_count) and
- * answers PROFILE (show, reset, enable, disable, and apply: a plan per
- * object, ftl/include/ftl_plan.h, queued for device_relocate.c). */
+ * answers PROFILE (show, reset, enable, disable, apply: a plan per object
+ * through device_autoplan.c's decision, queued for device_relocate.c; and
+ * auto: the automatic policy's switch). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,11 @@
 #define SHOW_READS_DEFAULT 32u
 #define SHOW_EDGES_DEFAULT 256u
 #define SHOW_MAX 65536u
+
+static size_t auto_counters (ossd_device_t *dev,
+                             Ossd__ProfileResult__CountersEntry *ce,
+                             Ossd__ProfileResult__CountersEntry **pce, size_t n,
+                             bool persist);
 
 int
 device_profile_open (ossd_device_t *dev, char *why, size_t whylen)
@@ -64,7 +70,7 @@ struct show_buf
   Ossd__ProfileRead *prd, **pprd;
   Ossd__ProfileEdge *ped, **pped;
   Ossd__ProfileVertex *pv;
-  Ossd__ProfileResult__CountersEntry ce[32], *pce[32];
+  Ossd__ProfileResult__CountersEntry ce[64], *pce[64];
 };
 
 static void
@@ -200,6 +206,7 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   counter (b, &nc, "relocation_units_queued", rc.units_queued);
   counter (b, &nc, "relocation_units_done", rc.units_done);
   counter (b, &nc, "relocation_waits_for_space", rc.waits_for_space);
+  nc = auto_counters (dev, b->ce, b->pce, nc, true);
   res.enabled = ftl_profile_enabled (dev->profile);
   res.unit_bytes = cfg.unit_bytes;
   res.n_counters = nc;
@@ -215,25 +222,94 @@ show (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   show_buf_free (b);
 }
 
-static int
-edge_obj_cmp (const void *a, const void *b)
+/* The policy's settings and counters (and, with persist, those of the
+ * profile's saving), appended to ce / pce from n. */
+static size_t
+auto_counters (ossd_device_t *dev, Ossd__ProfileResult__CountersEntry *ce,
+               Ossd__ProfileResult__CountersEntry **pce, size_t n, bool persist)
 {
-  const struct ftl_profile_edge *x = a, *y = b;
-  if (x->from.pid != y->from.pid)
-    return x->from.pid < y->from.pid ? -1 : 1;
-  if (x->from.oid != y->from.oid)
-    return x->from.oid < y->from.oid ? -1 : 1;
-  return 0;
+  struct device_autoplan_counters a;
+  device_autoplan_counters (dev, &a);
+  const struct { const char *k; uint64_t v; } kv[] = {
+    { "auto_enabled", a.enabled },
+    { "auto_idle_ms", a.idle_ms },
+    { "auto_min_gain_pct", a.min_gain_pct },
+    { "auto_evaluations", a.evaluations },
+    { "auto_plans_considered", a.plans_considered },
+    { "auto_plans_applied", a.plans_applied },
+    { "auto_units_queued", a.units_queued },
+    { "auto_skipped_already_applied", a.skipped_already_applied },
+    { "auto_skipped_layout_matches", a.skipped_layout_matches },
+    { "auto_skipped_below_threshold", a.skipped_below_threshold },
+    { "auto_errors", a.errors },
+    { "auto_last_gain_permille", a.last_gain_permille },
+  };
+  struct device_persist_counters p;
+  device_persist_counters (dev, &p);
+  const struct { const char *k; uint64_t v; } pkv[] = {
+    { "persist_active", p.active },
+    { "persist_saves", p.saves },
+    { "persist_save_errors", p.save_errors },
+    { "persist_last_bytes", p.last_bytes },
+    { "persist_edges_saved", p.edges_saved },
+    { "persist_edges_not_saved", p.edges_not_saved },
+    { "persist_jobs_saved", p.jobs_saved },
+    { "persist_jobs_not_saved", p.jobs_not_saved },
+    { "persist_restored_edges", p.restored_edges },
+    { "persist_restored_plans", p.restored_plans },
+    { "persist_restored_jobs", p.restored_jobs },
+    { "persist_dropped_jobs", p.dropped_jobs },
+    { "persist_lost", p.lost },
+    { "persist_newest_lost", p.newest_lost },
+  };
+  for (size_t i = 0; i < sizeof pkv / sizeof pkv[0] && persist; i++)
+    {
+      ossd__profile_result__counters_entry__init (&ce[n]);
+      ce[n].key = (char *) pkv[i].k;
+      ce[n].value = pkv[i].v;
+      pce[n] = &ce[n];
+      n++;
+    }
+  for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+    {
+      ossd__profile_result__counters_entry__init (&ce[n]);
+      ce[n].key = (char *) kv[i].k;
+      ce[n].value = kv[i].v;
+      pce[n] = &ce[n];
+      n++;
+    }
+  return n;
 }
 
-/* APPLY: a plan per object of the merged graph, queued for relocation. */
+/* The answer of APPLY and AUTO: the given counters. */
+static void
+respond_counters (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
+                  Ossd__ProfileResult__CountersEntry *ce, size_t n)
+{
+  Ossd__Response r = OSSD__RESPONSE__INIT;
+  Ossd__ProfileResult res = OSSD__PROFILE_RESULT__INIT;
+  Ossd__ProfileResult__CountersEntry *pce[32];
+  struct ftl_profile_config cfg;
+  ftl_profile_get_config (dev->profile, &cfg);
+  for (size_t i = 0; i < n; i++)
+    pce[i] = &ce[i];
+  res.enabled = ftl_profile_enabled (dev->profile);
+  res.unit_bytes = cfg.unit_bytes;
+  res.n_counters = n;
+  res.counters = pce;
+  r.body_case = OSSD__RESPONSE__BODY_PROFILE;
+  r.profile = &res;
+  device_slot_respond (s, seq, &r, false);
+}
+
+/* APPLY: a plan per object of the merged graph, queued for relocation
+ * unless it was queued before or cannot improve the layout. */
 static void
 apply (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
        const Ossd__Profile *req)
 {
   enum ftl_plan_kind kind = FTL_PLAN_CHAIN;
-  ftl_error fe = { "" };
-  char why[300];
+  char why[300], msg[280];
   if (req->planner && *req->planner && ftl_plan_kind_parse (req->planner, &kind) < 0)
     {
       snprintf (why, sizeof why, "PROFILE APPLY: unknown planner '%s' (sofs, chain)",
@@ -241,76 +317,58 @@ apply (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       device_slot_respond_error (s, seq, OSSD__STATUS__ERR_INVALID, why);
       return;
     }
-  struct ftl_profile_config cfg;
-  struct ftl_device_info info;
-  ftl_profile_get_config (dev->profile, &cfg);
-  pthread_rwlock_rdlock (&dev->ftl_lock);
-  int e = dev->ftl ? ftl_get_info (dev->ftl, &info, &fe) : -ENODEV;
-  pthread_rwlock_unlock (&dev->ftl_lock);
-  size_t n = 0, total = 0;
-  if (e == 0)
-    e = ftl_profile_edges (dev->profile, NULL, 0, &n, &total, &fe);
-  struct ftl_profile_edge *pe = e == 0 ? calloc (total + 1, sizeof *pe) : NULL;
-  struct ftl_plan_edge *ge = e == 0 ? calloc (total + 1, sizeof *ge) : NULL;
-  if (e == 0 && (!pe || !ge))
-    e = -ENOMEM;
-  if (e == 0)
-    e = ftl_profile_edges (dev->profile, pe, total, &n, &total, &fe);
-  uint64_t objects = 0, units = 0;
-  if (e == 0)
-    {
-      /* edges within one object, grouped by object */
-      size_t m = 0;
-      for (size_t i = 0; i < n; i++)
-        if (pe[i].from.pid == pe[i].to.pid && pe[i].from.oid == pe[i].to.oid)
-          pe[m++] = pe[i];
-      qsort (pe, m, sizeof *pe, edge_obj_cmp);
-      uint32_t upp = info.page_size / cfg.unit_bytes ? info.page_size / cfg.unit_bytes : 1;
-      for (size_t a = 0, b; e == 0 && a < m; a = b)
-        {
-          for (b = a; b < m && edge_obj_cmp (&pe[a], &pe[b]) == 0; b++)
-            ge[b - a] = (struct ftl_plan_edge) { pe[b].from.unit, pe[b].to.unit,
-                                                 pe[b].weight, pe[b].intra_weight };
-          struct ftl_plan plan;
-          e = ftl_plan_build (kind, ge, b - a, upp, &plan, &fe);
-          if (e < 0)
-            break;
-          /* FTL_PLAN_GAP is FTL_RELOCATE_GAP: the order goes as it is */
-          e = device_relocate_queue (dev, pe[a].from.pid, pe[a].from.oid,
-                                     plan.order, plan.n, cfg.unit_bytes);
-          objects++;
-          units += plan.units;
-          plan.order = NULL;   /* the queue owns it now */
-          ftl_plan_free (&plan);
-        }
-    }
-  free (pe);
-  free (ge);
+  struct device_apply_result res;
+  int e = device_autoplan_apply (dev, kind, 0, &res, msg, sizeof msg);
   if (e < 0)
     {
-      snprintf (why, sizeof why, "PROFILE APPLY: %s", fe.msg[0] ? fe.msg : strerror (-e));
+      snprintf (why, sizeof why, "PROFILE APPLY: %s", msg);
       device_slot_respond_error (s, seq, device_status_from_errno (e), why);
       return;
     }
+  if (res.applied)
+    device_persist_save (dev, "PROFILE APPLY");   /* a crash resumes them */
   device_log (dev, "profile: %s plans of %llu objects (%llu units) queued for "
-              "relocation", ftl_plan_kind_name (kind), (unsigned long long) objects,
-              (unsigned long long) units);
-  Ossd__Response r = OSSD__RESPONSE__INIT;
-  Ossd__ProfileResult res = OSSD__PROFILE_RESULT__INIT;
-  Ossd__ProfileResult__CountersEntry ce[2], *pce[2] = { &ce[0], &ce[1] };
-  ossd__profile_result__counters_entry__init (&ce[0]);
-  ossd__profile_result__counters_entry__init (&ce[1]);
-  ce[0].key = (char *) "objects_planned";
-  ce[0].value = objects;
-  ce[1].key = (char *) "units_queued";
-  ce[1].value = units;
-  res.enabled = ftl_profile_enabled (dev->profile);
-  res.unit_bytes = cfg.unit_bytes;
-  res.n_counters = 2;
-  res.counters = pce;
-  r.body_case = OSSD__RESPONSE__BODY_PROFILE;
-  r.profile = &res;
-  device_slot_respond (s, seq, &r, false);
+              "relocation, %llu already applied, %llu laid out as planned",
+              ftl_plan_kind_name (kind), (unsigned long long) res.applied,
+              (unsigned long long) res.units_queued,
+              (unsigned long long) res.skipped_already_applied,
+              (unsigned long long) res.skipped_layout_matches);
+  Ossd__ProfileResult__CountersEntry ce[5];
+  const struct { const char *k; uint64_t v; } kv[] = {
+    { "objects_planned", res.applied },
+    { "units_queued", res.units_queued },
+    { "objects_considered", res.considered },
+    { "objects_skipped_already_applied", res.skipped_already_applied },
+    { "objects_skipped_layout_matches", res.skipped_layout_matches },
+  };
+  for (size_t i = 0; i < 5; i++)
+    {
+      ossd__profile_result__counters_entry__init (&ce[i]);
+      ce[i].key = (char *) kv[i].k;
+      ce[i].value = kv[i].v;
+    }
+  respond_counters (dev, s, seq, ce, 5);
+}
+
+/* AUTO: the automatic policy on or off, its settings; answers with its
+ * counters. */
+static void
+auto_policy (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
+             const Ossd__Profile *req)
+{
+  char why[200], msg[160];
+  int e = device_autoplan_configure (dev, req->auto_on, req->auto_idle_ms,
+                                     req->auto_min_gain_pct, msg, sizeof msg);
+  if (e < 0)
+    {
+      snprintf (why, sizeof why, "PROFILE AUTO: %s", msg);
+      device_slot_respond_error (s, seq, device_status_from_errno (e), why);
+      return;
+    }
+  Ossd__ProfileResult__CountersEntry ce[16], *pce[16];
+  size_t n = auto_counters (dev, ce, pce, 0, false);
+  device_log (dev, "automatic relocation %s", req->auto_on ? "on" : "off");
+  respond_counters (dev, s, seq, ce, n);
 }
 
 void
@@ -335,11 +393,13 @@ device_profile_command (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       break;
     case OSSD__PROFILE_ACTION__PROFILE_APPLY:
       return apply (dev, s, seq, req);
+    case OSSD__PROFILE_ACTION__PROFILE_AUTO:
+      return auto_policy (dev, s, seq, req);
     default:
       {
         char why[96];
         snprintf (why, sizeof why, "PROFILE: unknown action %d (show 0, "
-                  "reset 1, enable 2, disable 3, apply 4)", (int) req->action);
+                  "reset 1, enable 2, disable 3, apply 4, auto 5)", (int) req->action);
         device_slot_respond_error (s, seq, OSSD__STATUS__ERR_INVALID, why);
         return;
       }

@@ -5,7 +5,9 @@
  * of the plan) while no command has arrived for IDLE_MS, a few units per
  * step so a command never waits long behind it.  When relocation stops
  * for free blocks the thread lets background GC run (ftl_idle) and tries
- * again.  The thread exists only while there is work. */
+ * again.  The thread exists only while there is work, or while the
+ * automatic policy (device_autoplan.c) is on: it runs the policy when it
+ * has no job. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ struct ossd_relocator
   bool thread_running;         /* the thread is in its loop */
   bool joinable;               /* created and not joined yet */
   bool stop;
+  bool save_wanted;            /* a job ended: the saved queue is stale */
   struct reloc_job *head, *tail;
   struct device_relocate_counters c;
 };
@@ -77,7 +80,7 @@ drop_all_locked (struct ossd_relocator *r)
 }
 
 void
-device_relocate_close (ossd_device_t *dev)
+device_relocate_stop (ossd_device_t *dev)
 {
   struct ossd_relocator *r = dev->relocator;
   if (!r)
@@ -90,6 +93,15 @@ device_relocate_close (ossd_device_t *dev)
   pthread_mutex_unlock (&r->lock);
   if (joinable)
     pthread_join (r->thread, NULL);
+}
+
+void
+device_relocate_close (ossd_device_t *dev)
+{
+  struct ossd_relocator *r = dev->relocator;
+  if (!r)
+    return;
+  device_relocate_stop (dev);
   drop_all_locked (r);
   pthread_cond_destroy (&r->cond);
   pthread_mutex_destroy (&r->lock);
@@ -184,6 +196,7 @@ step (ossd_device_t *dev, struct ossd_relocator *r)
         r->c.jobs_failed++;
       else
         r->c.jobs_done++;
+      r->save_wanted = true;
       job_free (j);
     }
   pthread_mutex_unlock (&r->lock);
@@ -191,14 +204,40 @@ step (ossd_device_t *dev, struct ossd_relocator *r)
   pthread_mutex_lock (&r->lock);
 }
 
+/* While the automatic policy is on, or the profile is kept in the image
+ * (device_persist.c), the thread stays, with no job, to run them every
+ * POLICY_POLL_MS. */
+#define POLICY_POLL_MS 200u
+
 static void *
 relocator_thread (void *arg)
 {
   ossd_device_t *dev = arg;
   struct ossd_relocator *r = dev->relocator;
   pthread_mutex_lock (&r->lock);
-  while (!r->stop && r->head)
+  while (!r->stop && (r->head || device_autoplan_enabled (dev)
+                      || device_persist_active (dev)))
     {
+      if (r->save_wanted)
+        {
+          /* saving takes the policy's lock and ours: not under ours */
+          r->save_wanted = false;
+          pthread_mutex_unlock (&r->lock);
+          device_persist_save (dev, "a relocation job ended");
+          pthread_mutex_lock (&r->lock);
+          continue;
+        }
+      if (!r->head)
+        {
+          /* the policy queues jobs (its lock, then ours): not under ours */
+          pthread_mutex_unlock (&r->lock);
+          device_autoplan_tick (dev, device_now_ms ());
+          device_persist_maybe (dev, device_now_ms ());
+          pthread_mutex_lock (&r->lock);
+          if (!r->head && !r->stop)
+            wait_ms (r, POLICY_POLL_MS);
+          continue;
+        }
       uint64_t quiet = device_now_ms ()
         - atomic_load_explicit (&dev->last_command_ms, memory_order_relaxed);
       if (quiet < IDLE_MS)
@@ -213,27 +252,10 @@ relocator_thread (void *arg)
   return NULL;
 }
 
-int
-device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
-                       uint64_t *order, size_t n, uint32_t unit_bytes)
+/* Called with the queue lock held. */
+static int
+start_thread_locked (ossd_device_t *dev, struct ossd_relocator *r)
 {
-  struct ossd_relocator *r = dev->relocator;
-  struct reloc_job *j = calloc (1, sizeof *j);
-  if (!j)
-    {
-      free (order);
-      return -ENOMEM;
-    }
-  *j = (struct reloc_job) { pid, oid, order, n, 0, unit_bytes, 0, NULL };
-  pthread_mutex_lock (&r->lock);
-  if (r->tail)
-    r->tail->link = j;
-  else
-    r->head = j;
-  r->tail = j;
-  r->c.jobs_queued++;
-  r->c.jobs_pending++;
-  r->c.units_queued += n;
   int e = 0;
   if (!r->thread_running && !r->stop)
     {
@@ -243,6 +265,99 @@ device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
       r->thread_running = r->joinable = e == 0;
     }
   pthread_cond_broadcast (&r->cond);
+  return e;
+}
+
+int
+device_relocate_kick (ossd_device_t *dev)
+{
+  struct ossd_relocator *r = dev->relocator;
+  if (!r)
+    return 0;
+  pthread_mutex_lock (&r->lock);
+  int e = start_thread_locked (dev, r);
   pthread_mutex_unlock (&r->lock);
   return e;
+}
+
+int
+device_relocate_queue (ossd_device_t *dev, uint64_t pid, uint64_t oid,
+                       uint64_t *order, size_t n, uint32_t unit_bytes)
+{
+  return device_relocate_resume (dev, pid, oid, order, n, unit_bytes, 0);
+}
+
+int
+device_relocate_resume (ossd_device_t *dev, uint64_t pid, uint64_t oid,
+                        uint64_t *order, size_t n, uint32_t unit_bytes,
+                        size_t next)
+{
+  struct ossd_relocator *r = dev->relocator;
+  struct reloc_job *j = calloc (1, sizeof *j);
+  if (!j)
+    {
+      free (order);
+      return -ENOMEM;
+    }
+  *j = (struct reloc_job) { pid, oid, order, n, next < n ? next : n, unit_bytes,
+                            0, NULL };
+  pthread_mutex_lock (&r->lock);
+  if (r->tail)
+    r->tail->link = j;
+  else
+    r->head = j;
+  r->tail = j;
+  r->c.jobs_queued++;
+  r->c.jobs_pending++;
+  r->c.units_queued += n - j->next;
+  int e = start_thread_locked (dev, r);
+  pthread_mutex_unlock (&r->lock);
+  return e;
+}
+
+int
+device_relocate_snapshot (ossd_device_t *dev, struct device_job_copy **out,
+                          size_t *nout)
+{
+  struct ossd_relocator *r = dev->relocator;
+  *out = NULL;
+  *nout = 0;
+  if (!r)
+    return 0;
+  pthread_mutex_lock (&r->lock);
+  size_t n = 0;
+  for (struct reloc_job *j = r->head; j; j = j->link)
+    n++;
+  struct device_job_copy *c = calloc (n + 1, sizeof *c);
+  int e = c ? 0 : -ENOMEM;
+  size_t k = 0;
+  for (struct reloc_job *j = r->head; e == 0 && j; j = j->link, k++)
+    {
+      c[k] = (struct device_job_copy) { j->pid, j->oid, NULL, j->n, j->next,
+                                        j->unit_bytes };
+      c[k].order = malloc ((j->n + 1) * sizeof *c[k].order);
+      if (!c[k].order)
+        e = -ENOMEM;
+      else
+        memcpy (c[k].order, j->order, j->n * sizeof *j->order);
+    }
+  pthread_mutex_unlock (&r->lock);
+  if (e < 0)
+    {
+      device_job_copies_free (c, n);   /* entries not reached hold NULL */
+      return e;
+    }
+  *out = c;
+  *nout = n;
+  return 0;
+}
+
+void
+device_job_copies_free (struct device_job_copy *c, size_t n)
+{
+  if (!c)
+    return;
+  for (size_t i = 0; i < n; i++)
+    free (c[i].order);
+  free (c);
 }

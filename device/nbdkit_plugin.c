@@ -181,6 +181,19 @@ ossd_plugin_config (const char *key, const char *value)
         }
       opts.access_profile_off = strcmp (value, "off") == 0;
     }
+  else if (strcmp (key, "auto_relocate") == 0)
+    {
+      if (strcmp (value, "on") != 0 && strcmp (value, "off") != 0)
+        {
+          nbdkit_error ("auto_relocate: 'on' or 'off', not '%s'", value);
+          return -1;
+        }
+      opts.auto_relocate = strcmp (value, "on") == 0;
+    }
+  else if (strcmp (key, "auto_relocate_idle_ms") == 0)
+    return parse_u32 (key, value, &opts.auto_relocate_idle_ms);
+  else if (strcmp (key, "auto_relocate_min_gain") == 0)
+    return parse_u32 (key, value, &opts.auto_relocate_min_gain_pct);
   else if (strcmp (key, "qos") == 0)
     {
       if (strcmp (value, "on") != 0 && strcmp (value, "off") != 0)
@@ -404,6 +417,10 @@ ossd_plugin_can_fua (void *handle)
   "slots=N window=LBAS lease_ms=MS poll_ms=MS workers=N\n" \
   "access_profile=on|off  record host reads for layout planning (on;\n" \
   "                    docs/sofs.md, ossdctl profile)\n" \
+  "auto_relocate=on|off  relocate profiled objects by itself when idle\n" \
+  "                    (off; docs/sofs.md, ossdctl profile auto)\n" \
+  "auto_relocate_idle_ms=N  host silence before it plans (10000)\n" \
+  "auto_relocate_min_gain=PCT  modelled NAND-read cut a plan must beat (20)\n" \
   "qos=on|off          scans yield to higher-priority objects' I/O (on;\n" \
   "                    docs/qos.md, ossdctl priority)\n" \
   "qos_defer_us=N      longest wait of a scan batch for them (2000)\n" \

@@ -125,6 +125,10 @@ struct nand_file_layout
 {
   uint64_t sb_off;            /* superblock, 4 KiB */
   uint64_t state_off;         /* mounted flag, 4 KiB */
+  uint64_t owner_off[2];      /* the owner's record, two alternating slots
+                                 (ftl_owner_record.c) between the mounted
+                                 flag and the OOB area */
+  uint64_t owner_slot_size;
   uint64_t oob_off;           /* total_pages * oob_size */
   uint64_t data_off;          /* total_pages * page_size */
   uint64_t ckpt_off[2];

@@ -218,7 +218,18 @@ table_age (struct ftl_profile *p)
 }
 
 static void
+entry_add_weight (struct ftl_profile *p, uint32_t stream, uint64_t from,
+                  uint64_t to, uint32_t w);
+
+static void
 entry_add (struct ftl_profile *p, uint32_t stream, uint64_t from, uint64_t to)
+{
+  entry_add_weight (p, stream, from, to, 1);
+}
+
+static void
+entry_add_weight (struct ftl_profile *p, uint32_t stream, uint64_t from,
+                  uint64_t to, uint32_t w)
 {
   struct edge_slot *e = edge_find (p->table, p->emask, from, to, stream);
   if (!e->weight)
@@ -237,8 +248,7 @@ entry_add (struct ftl_profile *p, uint32_t stream, uint64_t from, uint64_t to)
           p->c.edges = p->used;
         }
     }
-  if (e->weight < UINT32_MAX)
-    e->weight++;
+  e->weight = e->weight > UINT32_MAX - w ? UINT32_MAX : e->weight + w;
 }
 
 static void
@@ -355,4 +365,44 @@ ftl_profile_reads (ftl_profile_t *p, struct ftl_profile_read *out, size_t cap)
     out[i] = p->ring[(p->ring_next - n + i) % p->cfg.ring_records];
   pthread_mutex_unlock (&p->lock);
   return (size_t) n;
+}
+
+int
+ftl_profile_restore (ftl_profile_t *p, uint32_t stream,
+                     const struct ftl_profile_edge *edges, size_t n,
+                     size_t *restored, ftl_error *err)
+{
+  *restored = 0;
+  if (stream >= p->cfg.streams)
+    return ftl_fail (err, -EINVAL, "profile restore: stream %u of %u", stream,
+                     p->cfg.streams);
+  pthread_mutex_lock (&p->lock);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct ftl_profile_edge *e = &edges[i];
+      if (e->from.unit > UNIT_MASK || e->to.unit > UNIT_MASK || !e->weight)
+        continue;
+      uint32_t a = obj_index (p, e->from.pid, e->from.oid);
+      uint32_t b = obj_index (p, e->to.pid, e->to.oid);
+      if (a == OBJ_NONE || b == OBJ_NONE)
+        continue;
+      uint64_t from = (uint64_t) a << UNIT_BITS | e->from.unit;
+      uint64_t to = (uint64_t) b << UNIT_BITS | e->to.unit;
+      uint64_t intra = e->intra_weight < e->weight ? e->intra_weight : e->weight;
+      /* the part seen inside reads goes back as a two-unit run (reads
+       * cover consecutive units only, so from + 1 == to), the rest as an
+       * edge between reads: the merge gives both back as they were */
+      if (intra && a == b && e->to.unit == e->from.unit + 1)
+        entry_add_weight (p, stream, from, RUN | 2,
+                          intra > UINT32_MAX ? UINT32_MAX : (uint32_t) intra);
+      else
+        intra = 0;
+      uint64_t rest = e->weight - intra;
+      if (rest)
+        entry_add_weight (p, stream, from, to,
+                          rest > UINT32_MAX ? UINT32_MAX : (uint32_t) rest);
+      (*restored)++;
+    }
+  pthread_mutex_unlock (&p->lock);
+  return 0;
 }

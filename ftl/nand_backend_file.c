@@ -48,6 +48,13 @@ nand_file_layout_compute (const struct nand_geometry *g,
   lay->sb_off = 0;
   lay->state_off = 4096;
   lay->oob_off = 1u << 20;
+  /* [64 KiB, 1 MiB) was never written by an older image: a hole reads as
+   * zeros, i.e. "no record" */
+  lay->owner_slot_size = 480u << 10;
+  lay->owner_off[0] = 64u << 10;
+  lay->owner_off[1] = lay->owner_off[0] + lay->owner_slot_size;
+  _Static_assert ((64u << 10) + 2 * (480u << 10) <= (1u << 20),
+                  "the owner's record slots end before the OOB area");
   lay->data_off = align_up (lay->oob_off + g->total_pages * g->oob_size,
                             1u << 20);
   uint64_t data_end = lay->data_off + g->total_pages * g->page_size;

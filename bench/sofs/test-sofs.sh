@@ -101,13 +101,22 @@ stop_drive () {
 trap 'stop_drive; rm -rf "$work"' EXIT
 if "$CTL" device start --image "$work/drive.img" --size 256M --volume 16M >"$work/start.log" 2>&1; then
   tap_ok "drive starts"
-  head -c 4194304 /dev/urandom >"$work/obj"
+  # 512 KiB written scattered: its 8 KiB units out of order, another
+  # object's 4 KiB between them (a layout the planner can improve; one
+  # written in order is already laid out as any plan would put it)
+  head -c 524288 /dev/urandom >"$work/obj"
+  head -c 4096 /dev/urandom >"$work/small"
   "$CTL" partition create 4 >/dev/null 2>&1
-  "$CTL" put "$work/obj" 4:1 >/dev/null 2>&1
+  for k in $(seq 0 63); do
+    u=$(( k * 37 % 64 ))
+    dd if="$work/obj" of="$work/piece" bs=8192 skip=$u count=1 status=none
+    "$CTL" put "$work/piece" 4:1 --offset $(( u * 8192 )) >/dev/null 2>&1
+    "$CTL" put "$work/small" 4:2 --offset $(( k * 4096 )) >/dev/null 2>&1
+  done
   "$CTL" profile reset >/dev/null 2>&1
   "$CTL" get 4:1 "$work/back1" >/dev/null 2>&1
   if "$CTL" --json profile show --reads 4 --edges 8 >"$work/p1.json" 2>&1 \
-     && jq -e '.enabled and .counters.reads > 0 and .counters.read_bytes >= 4194304 and (.edges | length) > 0 and (.reads | length) > 0 and .reads[0].oid == 1' "$work/p1.json" >/dev/null; then
+     && jq -e '.enabled and .counters.reads > 0 and .counters.read_bytes >= 524288 and (.edges | length) > 0 and (.reads | length) > 0 and .reads[0].oid == 1' "$work/p1.json" >/dev/null; then
     tap_ok "ossdctl get's reads are in the drive's profile"
   else
     tap_not_ok "ossdctl get's reads are in the drive's profile" "$(head -c 300 "$work/p1.json")"
@@ -131,6 +140,22 @@ if "$CTL" device start --image "$work/drive.img" --size 256M --volume 16M >"$wor
     tap_not_ok "relocated in the background while idle; the object's bytes are unchanged" "done=$done"
   fi
   if "$CTL" fsck >/dev/null 2>&1; then tap_ok "fsck clean after the relocation"; else tap_not_ok "fsck clean after the relocation"; fi
+  moved=$("$CTL" --json stats | jq -r '.relocated_sectors')
+  if "$CTL" --json profile apply --planner sofs 2>"$work/apply2.err" >"$work/apply2.json" \
+     && jq -e '.objects_planned == 0 and .objects_skipped_already_applied >= 1' "$work/apply2.json" >/dev/null \
+     && sleep 0.3 && [ "$("$CTL" --json stats | jq -r '.relocated_sectors')" = "$moved" ]; then
+    tap_ok "profile apply a second time moves nothing (already applied)"
+  else
+    tap_not_ok "profile apply a second time moves nothing (already applied)" "$(cat "$work/apply2.json" "$work/apply2.err")"
+  fi
+  if "$CTL" --json profile auto on --idle-ms 60000 --min-gain 15 2>&1 \
+       | jq -e '.counters.auto_enabled == 1 and .counters.auto_idle_ms == 60000 and .counters.auto_min_gain_pct == 15' >/dev/null \
+     && "$CTL" --json profile show --reads 0 --edges 0 | jq -e '.counters.auto_enabled == 1 and .counters.auto_evaluations == 0' >/dev/null \
+     && "$CTL" --json profile auto off | jq -e '.counters.auto_enabled == 0' >/dev/null; then
+    tap_ok "ossdctl profile auto on / off set the drive's policy"
+  else
+    tap_not_ok "ossdctl profile auto on / off set the drive's policy"
+  fi
   stop_drive
 else
   tap_not_ok "drive starts" "$(tail -3 "$work/start.log")"

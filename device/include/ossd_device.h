@@ -58,6 +58,14 @@ struct ossd_device_options
   /* The access profiler (docs/sofs.md): on unless this is set; PROFILE
    * ENABLE / DISABLE switch it while the drive runs. */
   bool access_profile_off;
+  /* Automatic relocation (docs/sofs.md): off unless auto_relocate; when
+   * the drive has been idle auto_relocate_idle_ms (default 10000) and a
+   * profiled object's plan cuts its modelled NAND reads per transition by
+   * more than auto_relocate_min_gain_pct (default 20), the drive queues its
+   * relocation.  PROFILE AUTO changes these while it runs. */
+  bool auto_relocate;
+  uint32_t auto_relocate_idle_ms;
+  uint32_t auto_relocate_min_gain_pct;
   /* QoS (docs/qos.md): scans yield to higher-priority flash work unless
    * qos_off, for at most qos_defer_us per batch (default 2000). */
   bool qos_off;

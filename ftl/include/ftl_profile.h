@@ -128,6 +128,15 @@ struct ftl_profile_edge
 int ftl_profile_edges (ftl_profile_t *p, struct ftl_profile_edge *out,
                        size_t cap, size_t *n, size_t *total, ftl_error *err);
 
+/* Put merged edges (as ftl_profile_edges gave them: a saved profile) back
+ * into stream's graph, adding to what is there; intra weights stay intra.
+ * Edges of objects beyond max_objects are left out; *restored counts the
+ * ones put back.  The counters of reads and transitions do not move: no
+ * read happened. */
+int ftl_profile_restore (ftl_profile_t *p, uint32_t stream,
+                         const struct ftl_profile_edge *edges, size_t n,
+                         size_t *restored, ftl_error *err);
+
 #ifdef __cplusplus
 }
 #endif

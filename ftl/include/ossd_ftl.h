@@ -373,6 +373,29 @@ int ftl_relocate (ftl_t *ftl, uint64_t pid, uint64_t oid, const uint64_t *order,
  * time (the device calls this when idle). */
 int ftl_idle (ftl_t *ftl, uint64_t budget_ns, ftl_error *err);
 
+/* The owner's record: up to FTL_OWNER_RECORD_MAX opaque bytes the FTL's
+ * owner (the drive: its access profile and queued relocations,
+ * docs/sofs.md) keeps in the image's system area, beside the checkpoints
+ * and apart from all data and FTL metadata.  Two alternating slots, each
+ * written body first, synced, then a CRC-checked header naming its
+ * generation, synced: a save torn by a crash leaves the previous record
+ * readable, never touches anything else.  -ENOTSUP on a RAM or
+ * metadata-only drive. */
+#define FTL_OWNER_RECORD_MAX ((480u << 10) - 4096u)
+int ftl_owner_record_save (ftl_t *ftl, const void *buf, size_t len,
+                           ftl_error *err);
+struct ftl_owner_record_info
+{
+  uint64_t generation;        /* saves so far, of this image */
+  bool newest_lost;           /* the newest save was torn: this is the one
+                                 before it */
+};
+/* The newest intact record (*buf malloc'd, the caller frees it).
+ * -ENOENT: none was ever saved (or an empty one); -EBADMSG: one was, and
+ * no slot is intact (the record is lost; the FTL is not affected). */
+int ftl_owner_record_load (ftl_t *ftl, void **buf, size_t *len,
+                           struct ftl_owner_record_info *info, ftl_error *err);
+
 /* The host clock of an unpaced drive in a simulation of many drives on one
  * virtual time line (bench/fusionraid).  ftl_host_clock: the virtual ns
  * the host side has reached (the completion of the last request, or the end

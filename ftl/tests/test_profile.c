@@ -276,6 +276,54 @@ test_concurrent_streams (void **state)
   ftl_profile_destroy (p);
 }
 
+/* a saved merged graph put back into a fresh profile merges to the same
+ * edges, intra weights included; edges restored twice add up */
+static void
+test_restore_round_trip (void **state)
+{
+  struct ftl_profile_config c;
+  ftl_profile_t *p, *q;
+  ftl_error e = { "" };
+  ftl_profile_config_defaults (&c);
+  assert_int_equal (ftl_profile_create (&c, &p, &e), 0);
+  assert_int_equal (ftl_profile_create (&c, &q, &e), 0);
+  ftl_profile_set_enabled (p, true);
+  /* a scan in 16 KiB reads, a jump, reads of two objects by two streams */
+  for (uint64_t off = 0; off < 40 * 8192; off += 16384)
+    ftl_profile_record (p, 0, 1, 2, off, 16384, off);
+  ftl_profile_record (p, 0, 1, 2, 100 * 8192, 8192, 1);
+  ftl_profile_record (p, 1, 1, 3, 0, 24576, 2);
+  ftl_profile_record (p, 1, 1, 2, 8192, 8192, 3);
+  size_t n, total, m, mt, restored;
+  assert_int_equal (ftl_profile_edges (p, NULL, 0, &n, &total, &e), 0);
+  struct ftl_profile_edge *a = calloc (total, sizeof *a), *b = calloc (total, sizeof *b);
+  assert_int_equal (ftl_profile_edges (p, a, total, &n, &total, &e), 0);
+  assert_int_equal (ftl_profile_restore (q, 0, a, n, &restored, &e), 0);
+  assert_int_equal (restored, n);
+  assert_int_equal (ftl_profile_edges (q, b, total, &m, &mt, &e), 0);
+  assert_int_equal (mt, total);
+  for (size_t i = 0; i < n; i++)
+    {
+      assert_int_equal (b[i].from.oid, a[i].from.oid);
+      assert_int_equal (b[i].from.unit, a[i].from.unit);
+      assert_int_equal (b[i].to.oid, a[i].to.oid);
+      assert_int_equal (b[i].to.unit, a[i].to.unit);
+      assert_int_equal (b[i].weight, a[i].weight);
+      assert_int_equal (b[i].intra_weight, a[i].intra_weight);
+    }
+  struct ftl_profile_counters pc;
+  ftl_profile_get_counters (q, &pc);
+  assert_int_equal (pc.reads, 0);   /* no read happened */
+  assert_int_equal (ftl_profile_restore (q, 0, a, n, &restored, &e), 0);
+  assert_int_equal (ftl_profile_edges (q, b, total, &m, &mt, &e), 0);
+  assert_int_equal (b[0].weight, 2 * a[0].weight);
+  assert_int_equal (ftl_profile_restore (q, 99, a, n, &restored, &e), -EINVAL);
+  free (a);
+  free (b);
+  ftl_profile_destroy (p);
+  ftl_profile_destroy (q);
+}
+
 int
 main (void)
 {
@@ -286,6 +334,7 @@ main (void)
     cmocka_unit_test (test_bounds_enable_reset),
     cmocka_unit_test (test_sequential_stretch),
     cmocka_unit_test (test_concurrent_streams),
+    cmocka_unit_test (test_restore_round_trip),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
  * simulators: the same channel bytes as over NBD, with no socket.
  * inproc:IMAGE?create=1&size=1G&volume=16M formats a missing image;
  * profile=NAME puts a drive profile in force, qos=0 switches the drive's
- * QoS off (docs/qos.md), qos_defer_us=N bounds a scan's wait. */
+ * QoS off (docs/qos.md), qos_defer_us=N bounds a scan's wait;
+ * auto_relocate=1, auto_relocate_idle_ms=N, auto_relocate_min_gain=PCT
+ * the automatic relocation policy (docs/sofs.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,11 @@ inproc_parse (const char *spec, char **path, struct ossd_device_options *o,
       else if (strcmp (tok, "lease_ms") == 0) o->lease_ms = (uint32_t) v;
       else if (strcmp (tok, "qos") == 0) o->qos_off = v == 0;
       else if (strcmp (tok, "qos_defer_us") == 0) o->qos_defer_us = (uint32_t) v;
+      else if (strcmp (tok, "auto_relocate") == 0) o->auto_relocate = v != 0;
+      else if (strcmp (tok, "auto_relocate_idle_ms") == 0)
+        o->auto_relocate_idle_ms = (uint32_t) v;
+      else if (strcmp (tok, "auto_relocate_min_gain") == 0)
+        o->auto_relocate_min_gain_pct = (uint32_t) v;
       else goto bad;
       continue;
     bad:

@@ -1,6 +1,7 @@
 /* cmd_profile.c - ossdctl profile: the drive's access profile (docs/sofs.md):
  * show its counters, newest reads and heaviest transitions; reset it;
- * switch recording on or off.  All need the admin right (the master key). */
+ * switch recording on or off; apply plans; switch the automatic
+ * relocation policy.  All need the admin right (the master key). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,32 @@ static const char profile_usage[] =
   "usage: ossdctl [--json] profile show [--reads N] [--edges N]\n"
   "       ossdctl profile reset | on | off\n"
   "       ossdctl profile apply [--planner sofs|chain]\n"
+  "       ossdctl profile auto on [--idle-ms N] [--min-gain PCT] | off\n"
   "The drive's record of host reads (object, offset, length, time, slot)\n"
   "and of the unit-to-unit transitions each slot makes, merged over the\n"
   "slots: show prints the counters, the N newest reads (default 32) and the\n"
   "N heaviest edges (default 256); reset forgets them; on / off switch\n"
   "recording; apply plans a new layout of every profiled object (planner\n"
   "chain by default, or SOFS's greedy) and queues its relocation, which the\n"
-  "drive runs in the background while idle (docs/sofs.md).\n";
+  "drive runs in the background while idle; an object whose plan was\n"
+  "queued before, or that is already laid out as planned, is not moved\n"
+  "again.  auto on: the drive does this by itself once the host has been\n"
+  "quiet for N ms (default 10000) for every object whose plan cuts its\n"
+  "modelled NAND page reads per transition by more than PCT %% (default\n"
+  "20); the auto_* counters of show say what it considered, applied and\n"
+  "skipped.  Start options: auto_relocate=on, auto_relocate_idle_ms=N,\n"
+  "auto_relocate_min_gain=PCT.  The profile, the queued plans and the\n"
+  "ledger of applied plans survive a restart of a file image\n"
+  "(docs/sofs.md).\n";
+
+static uint64_t
+counter_of (const Ossd__ProfileResult *p, const char *k)
+{
+  for (size_t i = 0; i < p->n_counters; i++)
+    if (strcmp (p->counters[i]->key, k) == 0)
+      return p->counters[i]->value;
+  return 0;
+}
 
 static void
 print_vertex_json (const Ossd__ProfileVertex *v)
@@ -137,6 +157,31 @@ cmd_profile (struct ctl *c, int argc, char **argv)
           pr.planner = argv[++i];
         }
     }
+  else if (strcmp (what, "auto") == 0)
+    {
+      pr.action = OSSD__PROFILE_ACTION__PROFILE_AUTO;
+      if (argc < 2 || (strcmp (argv[1], "on") != 0 && strcmp (argv[1], "off") != 0))
+        {
+          fprintf (stderr, "ossdctl profile auto: 'on' or 'off'\n%s", profile_usage);
+          return 2;
+        }
+      pr.auto_on = strcmp (argv[1], "on") == 0;
+      for (int i = 2; i < argc; i++)
+        {
+          if (strcmp (argv[i], "--json") == 0)
+            continue;
+          uint32_t *dst = strcmp (argv[i], "--idle-ms") == 0 ? &pr.auto_idle_ms
+            : strcmp (argv[i], "--min-gain") == 0 ? &pr.auto_min_gain_pct : NULL;
+          if (!dst || !pr.auto_on || i + 1 == argc || parse_u32 (argv[i + 1], dst) < 0)
+            {
+              fprintf (stderr, "ossdctl profile auto: %s '%s'\n%s",
+                       dst && pr.auto_on ? "needs a number after" : "unexpected argument",
+                       argv[i], profile_usage);
+              return 2;
+            }
+          i++;
+        }
+    }
   else
     {
       if (strcmp (what, "reset") == 0)
@@ -174,21 +219,40 @@ cmd_profile (struct ctl *c, int argc, char **argv)
     print_show (c, p);
   else if (pr.action == OSSD__PROFILE_ACTION__PROFILE_APPLY)
     {
-      uint64_t objects = 0, units = 0;
+      uint64_t objects = counter_of (p, "objects_planned");
+      uint64_t units = counter_of (p, "units_queued");
+      uint64_t applied = counter_of (p, "objects_skipped_already_applied");
+      uint64_t matches = counter_of (p, "objects_skipped_layout_matches");
       const char *planner = pr.planner && *pr.planner ? pr.planner : "chain";
-      for (size_t i = 0; i < p->n_counters; i++)
-        if (strcmp (p->counters[i]->key, "objects_planned") == 0)
-          objects = p->counters[i]->value;
-        else if (strcmp (p->counters[i]->key, "units_queued") == 0)
-          units = p->counters[i]->value;
       if (c->json)
         printf ("{\"action\": \"apply\", \"planner\": \"%s\", \"objects_planned\": %"
-                PRIu64 ", \"units_queued\": %" PRIu64 "}\n",
-                planner, objects, units);
+                PRIu64 ", \"units_queued\": %" PRIu64 ", \"objects_skipped_already_applied\": %"
+                PRIu64 ", \"objects_skipped_layout_matches\": %" PRIu64 "}\n",
+                planner, objects, units, applied, matches);
       else
         printf ("%s plans of %" PRIu64 " objects (%" PRIu64 " units) queued; the drive "
-                "relocates them while idle (see profile show)\n",
-                planner, objects, units);
+                "relocates them while idle (see profile show); not moved: %" PRIu64
+                " already applied, %" PRIu64 " already laid out as planned\n",
+                planner, objects, units, applied, matches);
+    }
+  else if (pr.action == OSSD__PROFILE_ACTION__PROFILE_AUTO)
+    {
+      if (c->json)
+        {
+          printf ("{\"action\": \"auto\", \"counters\": {");
+          for (size_t i = 0; i < p->n_counters; i++)
+            {
+              printf ("%s", i ? ", " : "");
+              json_string (stdout, p->counters[i]->key);
+              printf (": %" PRIu64, p->counters[i]->value);
+            }
+          printf ("}}\n");
+        }
+      else
+        printf ("automatic relocation %s: after %" PRIu64 " ms idle, a plan must cut "
+                "the modelled NAND reads by more than %" PRIu64 " %%\n",
+                counter_of (p, "auto_enabled") ? "on" : "off",
+                counter_of (p, "auto_idle_ms"), counter_of (p, "auto_min_gain_pct"));
     }
   else if (c->json)
     printf ("{\"action\": \"%s\", \"enabled\": %s}\n", what,
