@@ -380,8 +380,8 @@ device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
       device_qos_begin (dev, dr->priority);
       /* paced: the data crosses the link while the NAND delivers it */
       uint64_t arrival = ftl_pace_clock (dev->ftl);
-      e = ftl_read (dev->ftl, dr->pid, dr->oid, dr->offset, dst + n,
-                    dr->want, &got, &fe);
+      e = ftl_read_prio (dev->ftl, device_qos_class (dev, dr->priority), dr->pid,
+                         dr->oid, dr->offset, dst + n, dr->want, &got, &fe);
       if (e == 0)
         ftl_link_transfer (dev->ftl, got, arrival);
       device_qos_end (dev, dr->priority);
@@ -480,8 +480,9 @@ cmd_write (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       e = ftl_apply_batch (dev->ftl, &op, 1, NULL, &fe);
     }
   else
-    e = ftl_write (dev->ftl, w->obj->pid, w->obj->oid, w->offset,
-                   w->data.data, w->data.len, &fe);
+    e = ftl_write_prio (dev->ftl, device_qos_class (dev, info.priority),
+                        w->obj->pid, w->obj->oid, w->offset, w->data.data,
+                        w->data.len, &fe);
   device_qos_end (dev, info.priority);
   if (e < 0)
     return fail (s, seq, e, "WRITE (pid %llu, oid %llu, offset %llu, %zu bytes): %s",
