@@ -264,6 +264,10 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "qos_yields", atomic_load (&dev->qos.yields));
   sb_counter (b, "qos_yield_us", atomic_load (&dev->qos.yield_ns) / 1000);
   sb_counter (b, "qos_bound_hits", atomic_load (&dev->qos.bound_hits));
+  /* the die and channel queues (ftl/nand_queue.c) */
+  sb_counter (b, "qos_nand_overtakes", st.qos_overtakes);
+  sb_counter (b, "qos_nand_pushes", st.qos_pushes);
+  sb_counter (b, "qos_nand_bound_hits", st.qos_bound_hits);
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
