@@ -264,6 +264,10 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "qos_yields", atomic_load (&dev->qos.yields));
   sb_counter (b, "qos_yield_us", atomic_load (&dev->qos.yield_ns) / 1000);
   sb_counter (b, "qos_bound_hits", atomic_load (&dev->qos.bound_hits));
+  /* the die and channel queues (ftl/nand_queue.c) */
+  sb_counter (b, "qos_nand_overtakes", st.qos_overtakes);
+  sb_counter (b, "qos_nand_pushes", st.qos_pushes);
+  sb_counter (b, "qos_nand_bound_hits", st.qos_bound_hits);
   sb_gauge (b, "waf", st.waf);
   sb_gauge (b, "nand_reads_per_host_read", st.nand_reads_per_host_read);
   sb_gauge (b, "erase_count_mean", st.erase_count_mean);
@@ -380,8 +384,8 @@ device_read_reply_fill (ossd_device_t *dev, const struct deferred_read *dr,
       device_qos_begin (dev, dr->priority);
       /* paced: the data crosses the link while the NAND delivers it */
       uint64_t arrival = ftl_pace_clock (dev->ftl);
-      e = ftl_read (dev->ftl, dr->pid, dr->oid, dr->offset, dst + n,
-                    dr->want, &got, &fe);
+      e = ftl_read_prio (dev->ftl, device_qos_class (dev, dr->priority), dr->pid,
+                         dr->oid, dr->offset, dst + n, dr->want, &got, &fe);
       if (e == 0)
         ftl_link_transfer (dev->ftl, got, arrival);
       device_qos_end (dev, dr->priority);
@@ -480,8 +484,9 @@ cmd_write (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       e = ftl_apply_batch (dev->ftl, &op, 1, NULL, &fe);
     }
   else
-    e = ftl_write (dev->ftl, w->obj->pid, w->obj->oid, w->offset,
-                   w->data.data, w->data.len, &fe);
+    e = ftl_write_prio (dev->ftl, device_qos_class (dev, info.priority),
+                        w->obj->pid, w->obj->oid, w->offset, w->data.data,
+                        w->data.len, &fe);
   device_qos_end (dev, info.priority);
   if (e < 0)
     return fail (s, seq, e, "WRITE (pid %llu, oid %llu, offset %llu, %zu bytes): %s",

@@ -162,6 +162,9 @@ void device_qos_scan_begin (ossd_device_t *dev, unsigned prio);
  * scan then reads no batch ahead (its reservations would be in the way). */
 bool device_qos_contended (ossd_device_t *dev, unsigned prio);
 int device_qos_check_attr (const Ossd__Attribute *a, char *why, size_t whylen);
+/* The FTL QoS class a request for an object of priority prio runs in:
+ * its priority, or the default for all when qos=off (docs/qos.md). */
+unsigned device_qos_class (const ossd_device_t *dev, unsigned prio);
 
 struct ossd_device_conn
 {

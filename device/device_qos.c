@@ -106,6 +106,12 @@ device_qos_scan_begin (ossd_device_t *dev, unsigned prio)
   device_qos_begin (dev, prio);
 }
 
+unsigned
+device_qos_class (const ossd_device_t *dev, unsigned prio)
+{
+  return dev->opts.qos_off ? FTL_PRIORITY_DEFAULT : clamp_priority (prio);
+}
+
 int
 device_qos_check_attr (const Ossd__Attribute *a, char *why, size_t whylen)
 {

@@ -54,7 +54,7 @@ struct scan_job
   struct scan_ra
   {
     uint32_t target, block, count;
-    uint64_t deadline;
+    uint64_t ticket;
     bool valid;
   } ra[SCAN_RA_SLOTS];
   uint32_t ra_next;
@@ -187,8 +187,9 @@ scan_read_block (void *arg, uint32_t target, uint32_t block, void *page,
   if (atomic_load (&j->slot->cancel))
     return -ECANCELED;
   device_qos_scan_begin (j->dev, j->priority);
-  r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
-                (uint64_t) block * OSSD_PG_BLCKSZ, page, OSSD_PG_BLCKSZ, &got, &fe);
+  r = ftl_read_prio (j->dev->ftl, device_qos_class (j->dev, j->priority),
+                     j->target_pid[target], j->target_oid[target],
+                     (uint64_t) block * OSSD_PG_BLCKSZ, page, OSSD_PG_BLCKSZ, &got, &fe);
   device_qos_end (j->dev, j->priority);
   if (r == 0 && got != OSSD_PG_BLCKSZ)
     {
@@ -231,12 +232,12 @@ next_batch_in_range (const struct scan_job *j, uint32_t target, uint32_t block,
 
 static void
 store_reservation (struct scan_job *j, int slot, bool reserve, uint32_t target,
-                   uint32_t block, uint32_t count, uint64_t deadline)
+                   uint32_t block, uint32_t count, uint64_t ticket)
 {
   if (!reserve)
     return;
   pthread_mutex_lock (&j->ra_lock);
-  j->ra[slot] = (struct scan_ra) { target, block, count, deadline, true };
+  j->ra[slot] = (struct scan_ra) { target, block, count, ticket, true };
   pthread_mutex_unlock (&j->ra_lock);
 }
 
@@ -246,8 +247,9 @@ paced_read_blocks (struct scan_job *j, uint32_t target, uint32_t block,
 {
   ftl_t *ftl = j->dev->ftl;
   uint64_t pid = j->target_pid[target], oid = j->target_oid[target];
+  unsigned prio = device_qos_class (j->dev, j->priority);
   size_t want = (size_t) count * OSSD_PG_BLCKSZ;
-  uint64_t deadline = 0;
+  uint64_t ticket = 0;
   bool hit = false, reserve = false;
   uint32_t next = block + count;
   int slot = -1, r;
@@ -258,7 +260,7 @@ paced_read_blocks (struct scan_job *j, uint32_t target, uint32_t block,
         && j->ra[i].count == count)
       {
         hit = true;
-        deadline = j->ra[i].deadline;
+        ticket = j->ra[i].ticket;
         j->ra[i].valid = false;
         break;
       }
@@ -284,24 +286,24 @@ paced_read_blocks (struct scan_job *j, uint32_t target, uint32_t block,
 
   /* the reservation is made before any sleep, so another worker asking
    * for that batch meanwhile finds it */
-  uint64_t next_dl = 0, own = 0;
+  uint64_t next_ticket = 0, own = 0;
   if (hit)
     {
       if (reserve)
-        ftl_read_ahead (ftl, pid, oid, (uint64_t) next * OSSD_PG_BLCKSZ, want,
-                        &next_dl, NULL);
-      store_reservation (j, slot, reserve, target, next, count, next_dl);
+        ftl_read_ahead (ftl, prio, pid, oid, (uint64_t) next * OSSD_PG_BLCKSZ, want,
+                        &next_ticket, NULL);
+      store_reservation (j, slot, reserve, target, next, count, next_ticket);
       r = ftl_read_reserved (ftl, pid, oid, (uint64_t) block * OSSD_PG_BLCKSZ,
-                             pages, want, got, deadline, fe);
+                             pages, want, got, ticket, fe);
     }
   else
     {
-      r = ftl_read_deadline (ftl, pid, oid, (uint64_t) block * OSSD_PG_BLCKSZ,
+      r = ftl_read_deadline (ftl, prio, pid, oid, (uint64_t) block * OSSD_PG_BLCKSZ,
                              pages, want, got, &own, fe);
       if (reserve)
-        ftl_read_ahead (ftl, pid, oid, (uint64_t) next * OSSD_PG_BLCKSZ, want,
-                        &next_dl, NULL);
-      store_reservation (j, slot, reserve, target, next, count, next_dl);
+        ftl_read_ahead (ftl, prio, pid, oid, (uint64_t) next * OSSD_PG_BLCKSZ, want,
+                        &next_ticket, NULL);
+      store_reservation (j, slot, reserve, target, next, count, next_ticket);
       ftl_pace_wait (ftl, own);
     }
   return r;
@@ -324,8 +326,9 @@ scan_read_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count,
   if (ftl_pace_clock (j->dev->ftl))
     r = paced_read_blocks (j, target, block, count, pages, &got, &fe);
   else
-    r = ftl_read (j->dev->ftl, j->target_pid[target], j->target_oid[target],
-                  (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, &fe);
+    r = ftl_read_prio (j->dev->ftl, device_qos_class (j->dev, j->priority),
+                       j->target_pid[target], j->target_oid[target],
+                       (uint64_t) block * OSSD_PG_BLCKSZ, pages, want, &got, &fe);
   device_qos_end (j->dev, j->priority);
   if (r == 0 && got != want)
     {
@@ -375,7 +378,8 @@ scan_map_blocks (void *arg, uint32_t target, uint32_t block, uint32_t count, voi
       return -ENOMEM;
     }
   device_qos_scan_begin (j->dev, j->priority);
-  r = ftl_read_pinned (j->dev->ftl, j->target_pid[target], j->target_oid[target],
+  r = ftl_read_pinned (j->dev->ftl, device_qos_class (j->dev, j->priority),
+                       j->target_pid[target], j->target_oid[target],
                        (uint64_t) block * OSSD_PG_BLCKSZ, OSSD_PG_BLCKSZ, count, scratch,
                        pages, pin, &fe);
   device_qos_end (j->dev, j->priority);

@@ -8,16 +8,16 @@
 #define LOCK(f) pthread_mutex_lock (&(f)->lock)
 
 static void
-op_begin (struct ftl *f)
+op_begin (struct ftl *f, unsigned prio)
 {
-  ftl_pace_op_begin (f);
+  ftl_pace_call_begin (f, prio);
   f->op_done = f->now;
   f->op_nand_reads = 0;
 }
 
 /* End of a host op: advance the host clock, record latency; under a paced
- * profile return the CLOCK_MONOTONIC deadline of its modelled completion,
- * to sleep to after unlocking (0: none). */
+ * profile return the ticket of its modelled completion, to sleep on after
+ * unlocking (0: none). */
 static uint64_t
 op_end (struct ftl *f, struct lat_hist *h)
 {
@@ -26,14 +26,14 @@ op_end (struct ftl *f, struct lat_hist *h)
     f->now = f->op_done;
   if (h)
     ftl_lat_record (h, f->now - t0);
-  return ftl_pace_deadline (f, f->op_done);
+  return ftl_pace_call_end (f);
 }
 
 static int
-unlock_ret (struct ftl *f, int r, uint64_t deadline)
+unlock_ret (struct ftl *f, int r, uint64_t ticket)
 {
   pthread_mutex_unlock (&f->lock);
-  ftl_pace_sleep_until (f, deadline);
+  ftl_pace_wait_ticket (f, ticket);
   return r;
 }
 #define UNLOCK(f, r) unlock_ret ((f), (r), 0)
@@ -298,7 +298,7 @@ int
 ftl_flush (ftl_t *f, ftl_error *err)
 {
   LOCK (f);
-  op_begin (f);
+  op_begin (f, FTL_PRIORITY_DEFAULT);
   int r = flush_locked (f, err);
   if (r == 0)
     ftl_ckpt_maybe (f);
@@ -585,9 +585,9 @@ pin_finish (struct ftl *f, struct pin_req *pr, uint8_t *dst, uint64_t first, uin
 }
 
 static int
-read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
-           size_t len, size_t *nread, enum read_mode mode, uint64_t *deadline,
-           struct pin_req *pr, ftl_error *err)
+read_impl (ftl_t *f, unsigned prio, uint64_t pid, uint64_t oid, uint64_t off,
+           void *buf, size_t len, size_t *nread, enum read_mode mode,
+           uint64_t *deadline, struct pin_req *pr, ftl_error *err)
 {
   if (!buf && len && mode != RD_TIMING_ONLY)
     return ftl_fail (err, -EINVAL, "read of %zu bytes without a buffer", len);
@@ -602,7 +602,7 @@ read_impl (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
   if (!o)
     return UNLOCK (f, r);
-  op_begin (f);
+  op_begin (f, prio);
   if (off >= o->size || len == 0)
     return READ_RET (0, op_end (f, NULL));
   uint64_t n = o->size - off < len ? o->size - off : len;
@@ -748,11 +748,21 @@ int
 ftl_read (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, void *buf,
           size_t len, size_t *nread, ftl_error *err)
 {
-  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, NULL, NULL, err);
+  return read_impl (f, FTL_PRIORITY_DEFAULT, pid, oid, off, buf, len, nread,
+                    RD_NORMAL, NULL, NULL, err);
 }
 
 int
-ftl_read_pinned (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, size_t unit,
+ftl_read_prio (ftl_t *f, unsigned prio, uint64_t pid, uint64_t oid,
+               uint64_t off, void *buf, size_t len, size_t *nread,
+               ftl_error *err)
+{
+  return read_impl (f, prio, pid, oid, off, buf, len, nread, RD_NORMAL, NULL,
+                    NULL, err);
+}
+
+int
+ftl_read_pinned (ftl_t *f, unsigned prio, uint64_t pid, uint64_t oid, uint64_t off, size_t unit,
                  uint32_t count, void *scratch, const uint8_t **ptrs,
                  struct ftl_pin *pin, ftl_error *err)
 {
@@ -766,8 +776,8 @@ ftl_read_pinned (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, size_t unit
                         .max_check = FTL_PIN_MAX - count,
                         .last_deferred = UINT64_MAX };
   size_t got = 0;
-  int r = read_impl (f, pid, oid, off, scratch, unit * count, &got, RD_NORMAL, NULL, &pr,
-                     err);
+  int r = read_impl (f, prio, pid, oid, off, scratch, unit * count, &got, RD_NORMAL,
+                     NULL, &pr, err);
   if (r < 0)
     return r;
   /* the data CRCs, outside the lock: nothing is handed out unchecked */
@@ -813,43 +823,52 @@ ftl_pinned_stats (ftl_t *f, uint64_t *in_place, uint64_t *copied)
 }
 
 int
-ftl_read_deadline (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
-                   void *buf, size_t len, size_t *nread, uint64_t *deadline,
-                   ftl_error *err)
+ftl_read_deadline (ftl_t *f, unsigned prio, uint64_t pid, uint64_t oid,
+                   uint64_t off, void *buf, size_t len, size_t *nread,
+                   uint64_t *ticket, ftl_error *err)
 {
-  return read_impl (f, pid, oid, off, buf, len, nread, RD_NORMAL, deadline,
+  return read_impl (f, prio, pid, oid, off, buf, len, nread, RD_NORMAL, ticket,
                     NULL, err);
 }
 
 void
-ftl_pace_wait (ftl_t *f, uint64_t deadline)
+ftl_pace_wait (ftl_t *f, uint64_t ticket)
 {
-  ftl_pace_sleep_until (f, deadline);
+  ftl_pace_wait_ticket (f, ticket);
 }
 
 int
-ftl_read_ahead (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
-                size_t len, uint64_t *deadline, ftl_error *err)
+ftl_read_ahead (ftl_t *f, unsigned prio, uint64_t pid, uint64_t oid,
+                uint64_t off, size_t len, uint64_t *ticket, ftl_error *err)
 {
-  return read_impl (f, pid, oid, off, NULL, len, NULL, RD_TIMING_ONLY,
-                    deadline, NULL, err);
+  return read_impl (f, prio, pid, oid, off, NULL, len, NULL, RD_TIMING_ONLY,
+                    ticket, NULL, err);
 }
 
 int
 ftl_read_reserved (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
-                   void *buf, size_t len, size_t *nread, uint64_t deadline,
+                   void *buf, size_t len, size_t *nread, uint64_t ticket,
                    ftl_error *err)
 {
   uint64_t own;
-  int r = read_impl (f, pid, oid, off, buf, len, nread, RD_UNTIMED, &own,
-                     NULL, err);
-  ftl_pace_sleep_until (f, deadline > own ? deadline : own);
+  int r = read_impl (f, FTL_PRIORITY_DEFAULT, pid, oid, off, buf, len, nread,
+                     RD_UNTIMED, &own, NULL, err);
+  /* the reservation may have been pushed back since it was made */
+  ftl_pace_wait_ticket (f, ticket);
+  ftl_pace_wait_ticket (f, own);
   return r;
 }
 
 int
 ftl_write (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
            const void *buf, size_t len, ftl_error *err)
+{
+  return ftl_write_prio (f, FTL_PRIORITY_DEFAULT, pid, oid, off, buf, len, err);
+}
+
+int
+ftl_write_prio (ftl_t *f, unsigned prio, uint64_t pid, uint64_t oid,
+                uint64_t off, const void *buf, size_t len, ftl_error *err)
 {
   if (!buf && len)
     return ftl_fail (err, -EINVAL, "write of %zu bytes without a buffer", len);
@@ -858,7 +877,7 @@ ftl_write (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off,
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
   if (!o)
     return UNLOCK (f, r);
-  op_begin (f);
+  op_begin (f, prio);
   r = ftl_op_write (f, o, off, buf, len, err);
   if (r == 0)
     r = ftl_ckpt_maybe (f);
@@ -874,7 +893,7 @@ ftl_punch (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t off, uint64_t len,
   struct ftl_object *o = find_obj (f, pid, oid, err, &r);
   if (!o)
     return UNLOCK (f, r);
-  op_begin (f);
+  op_begin (f, FTL_PRIORITY_DEFAULT);
   r = ftl_op_punch (f, o, off, len, true, err);
   if (r == 0)
     r = ftl_ckpt_maybe (f);
@@ -893,7 +912,7 @@ ftl_set_length (ftl_t *f, uint64_t pid, uint64_t oid, uint64_t len,
   if ((len >> FTL_SECTOR_SHIFT) >= 0xfffffff0ull)
     return UNLOCK (f, ftl_fail (err, -EFBIG, "length %llu beyond the maximum "
                                 "object size", (unsigned long long) len));
-  op_begin (f);
+  op_begin (f, FTL_PRIORITY_DEFAULT);
   r = ftl_op_set_length (f, o, len, true, err);
   if (r == 0)
     r = ftl_ckpt_maybe (f);

@@ -180,7 +180,7 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
       pthread_mutex_unlock (&f->lock);
       return r;
     }
-  ftl_pace_op_begin (f);
+  ftl_pace_call_begin (f, FTL_PRIORITY_DEFAULT);
   f->op_done = f->now;
   f->in_batch = true;
   f->cur_batch = next_seq (f);
@@ -231,8 +231,8 @@ ftl_apply_batch (ftl_t *f, const struct ftl_op *ops, size_t n,
     f->now = f->op_done;
   if (r < 0 && failed_index)
     *failed_index = bad;
-  uint64_t deadline = ftl_pace_deadline (f, f->op_done);
+  uint64_t ticket = ftl_pace_call_end (f);
   pthread_mutex_unlock (&f->lock);
-  ftl_pace_sleep_until (f, deadline);
+  ftl_pace_wait_ticket (f, ticket);
   return r;
 }

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "ossd_ftl.h"
+#include "nand_queue.h"
 
 #define FTL_SECTOR 4096u
 #define FTL_SECTOR_SHIFT 12
@@ -154,8 +155,18 @@ struct nand
    * as die d % time_dies on channel (d % time_dies) % time_channels */
   uint32_t time_dies, time_channels;
   struct nand_backend *be;
-  uint64_t *die_clock;        /* virtual ns when each die is free */
-  uint64_t *chan_clock;       /* virtual ns when each channel is free */
+  /* per die / channel: its reservations in service order, and its tail
+   * (virtual ns it is free: the FCFS clock) (nand_queue.c) */
+  struct nand_queue *dieq, *chanq;
+  /* the class and ticket of the operations being timed now: the FTL call's
+   * (set by op_begin under the FTL lock), else FTL_PRIORITY_DEFAULT */
+  struct nand_op_class op;
+  struct nand_tickets tickets;
+  struct nand_queue_counters qc;
+  uint64_t ops_by_prio[FTL_PRIORITY_MAX + 1];   /* operations timed per class */
+  uint64_t next_resv_id;
+  /* the reservations of the page read last (nand_time_read_more) */
+  uint64_t last_read_die_id, last_read_chan_id;
   /* work each die / channel was given (ns, since ftl_reset_stats): the
    * busiest one bounds a saturated drive's throughput */
   uint64_t *die_busy, *chan_busy;
@@ -710,6 +721,14 @@ void ftl_pace_op_begin (struct ftl *f);
  * 0 when unpaced; ftl_pace_sleep_until sleeps (no lock held) */
 uint64_t ftl_pace_deadline (struct ftl *f, uint64_t t);
 void ftl_pace_sleep_until (struct ftl *f, uint64_t deadline);
+/* An FTL call's NAND work in QoS class prio: begin (under the lock) sets
+ * the class and, paced, opens a ticket; end closes it with f->op_done and
+ * returns it (0 when unpaced or none); wait sleeps (no lock held) until
+ * the ticket's completion, however often it is pushed back. */
+struct nand_op_class ftl_pace_default_class (const struct ftl *f);
+void ftl_pace_call_begin (struct ftl *f, unsigned prio);
+uint64_t ftl_pace_call_end (struct ftl *f);
+void ftl_pace_wait_ticket (struct ftl *f, uint64_t ticket);
 
 /* ftl_config.c */
 int ftl_timing_for_profile (const char *profile, struct nand_timing *tm,

@@ -14,6 +14,14 @@
  *
  * An unpaced profile keeps the model as it always was: time is only
  * counted, each operation starting when the previous one ended.
+ *
+ * QoS classes (docs/qos.md): an FTL call times its NAND operations in
+ * its own priority class (ftl_pace_call_begin); under a paced profile it
+ * takes a ticket, which a later call of a higher class may push back
+ * (nand_queue.c), so its caller sleeps on the ticket (ftl_pace_wait_ticket)
+ * and not on a time fixed when the call returned.  Work outside a call
+ * (background GC, relocation, recovery) runs in the default class without
+ * a ticket, and so keeps its place when paced.
  */
 #include <fcntl.h>
 #include <time.h>
@@ -52,6 +60,7 @@ ftl_pace_apply (struct ftl *f, const char *name, ftl_error *err)
       pp.paced = pp.paced || f->cfg.pace_real_time;
     }
   f->pace = pp;
+  f->nand.op = ftl_pace_default_class (f);
   f->nand.tm = pp.tm;
   f->nand.time_dies = pp.time_dies;
   f->nand.time_channels = pp.time_channels;
@@ -85,6 +94,52 @@ ftl_pace_op_begin (struct ftl *f)
 {
   if (f->pace.paced)
     f->now = virt_now (f);
+}
+
+struct nand_op_class
+ftl_pace_default_class (const struct ftl *f)
+{
+  /* unpaced nobody sleeps on a completion, so any reservation may move */
+  return (struct nand_op_class) { FTL_PRIORITY_DEFAULT, 0, !f->pace.paced };
+}
+
+void
+ftl_pace_call_begin (struct ftl *f, unsigned prio)
+{
+  ftl_pace_op_begin (f);
+  struct nand_op_class c = ftl_pace_default_class (f);
+  c.prio = (uint8_t) (prio > FTL_PRIORITY_MAX ? FTL_PRIORITY_MAX : prio);
+  if (f->pace.paced)
+    {
+      c.ticket = nand_ticket_open (&f->nand.tickets, f->now);
+      c.pushable = c.ticket != 0;     /* no ticket: nobody could be told */
+    }
+  f->nand.op = c;
+}
+
+uint64_t
+ftl_pace_call_end (struct ftl *f)
+{
+  uint64_t ticket = f->nand.op.ticket;
+  if (ticket)
+    nand_ticket_close (&f->nand.tickets, ticket, f->op_done);
+  f->nand.op = ftl_pace_default_class (f);
+  return ticket;
+}
+
+void
+ftl_pace_wait_ticket (struct ftl *f, uint64_t ticket)
+{
+  uint64_t done;
+  /* woken at the completion it had, it looks again: pushed back, it
+   * sleeps on to the new one */
+  while (nand_ticket_done (&f->nand.tickets, ticket, &done))
+    {
+      uint64_t deadline = ftl_pace_deadline (f, done);
+      if (!deadline || deadline <= ftl_mono_ns ())
+        return;
+      ftl_pace_sleep_until (f, deadline);
+    }
 }
 
 uint64_t

@@ -109,6 +109,10 @@ ftl_get_stats (ftl_t *f, struct ftl_stats *st, ftl_error *err)
   st->pace_sleep_ns = __atomic_load_n (&f->pst.sleep_ns, __ATOMIC_RELAXED);
   st->cache_drops = f->pst.cache_drops;
   st->relocated_sectors = f->st.relocated_sectors;
+  st->qos_overtakes = f->nand.qc.overtakes;
+  st->qos_pushes = f->nand.qc.pushes;
+  st->qos_bound_hits = f->nand.qc.bound_hits;
+  memcpy (st->nand_ops_by_prio, f->nand.ops_by_prio, sizeof st->nand_ops_by_prio);
   pthread_mutex_unlock (&f->lock);
   pthread_mutex_lock (&f->link_lock);
   st->link_bytes = f->pst.link_bytes;
@@ -128,6 +132,8 @@ ftl_reset_stats (ftl_t *f)
   memset (&f->write_lat, 0, sizeof f->write_lat);
   memset (f->nand.die_busy, 0, f->nand.geo.dies * sizeof (uint64_t));
   memset (f->nand.chan_busy, 0, f->nand.geo.channels * sizeof (uint64_t));
+  memset (&f->nand.qc, 0, sizeof f->nand.qc);
+  memset (f->nand.ops_by_prio, 0, sizeof f->nand.ops_by_prio);
   __atomic_store_n (&f->pst.sleeps, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&f->pst.sleep_ns, 0, __ATOMIC_RELAXED);
   pthread_mutex_unlock (&f->lock);

@@ -12,6 +12,15 @@
  * A drive profile may model fewer dies than the image has
  * (nand_clocks_of_block); a paced profile makes these clocks track real
  * time (ftl_pace.c).
+ *
+ * Each die and channel is a priority-aware queue (nand_queue.c): the
+ * operations are timed in the QoS class of the FTL call that issues them
+ * (n->op), an operation of a higher class goes ahead of queued (not yet
+ * started) ones of a lower class, and with one class the clocks are the
+ * plain FCFS clocks they always were.  A read's die is held until its
+ * transfer ends; when a push moves one part of an operation (its die
+ * time or its transfer), the other part is not moved with it, but its
+ * owner's completion is (docs/qos.md says what that simplifies).
  */
 #include "ftl_internal.h"
 
@@ -63,11 +72,12 @@ nand_init (struct nand *n, const struct nand_geometry *g,
   n->geo = *g;
   n->tm = *tm;
   n->be = be;
-  n->die_clock = calloc (g->dies, sizeof (uint64_t));
-  n->chan_clock = calloc (g->channels, sizeof (uint64_t));
+  n->op = (struct nand_op_class) { FTL_PRIORITY_DEFAULT, 0, true };
+  n->dieq = calloc (g->dies, sizeof *n->dieq);
+  n->chanq = calloc (g->channels, sizeof *n->chanq);
   n->die_busy = calloc (g->dies, sizeof (uint64_t));
   n->chan_busy = calloc (g->channels, sizeof (uint64_t));
-  if (!n->die_clock || !n->chan_clock || !n->die_busy || !n->chan_busy)
+  if (!n->dieq || !n->chanq || !n->die_busy || !n->chan_busy)
     return ftl_fail (err, -ENOMEM, "out of memory for NAND clocks");
   return 0;
 }
@@ -78,11 +88,11 @@ nand_fini (struct nand *n)
   if (n->be)
     n->be->ops->close (n->be);
   n->be = NULL;
-  free (n->die_clock);
-  free (n->chan_clock);
+  free (n->dieq);
+  free (n->chanq);
   free (n->die_busy);
   free (n->chan_busy);
-  n->die_clock = n->chan_clock = NULL;
+  n->dieq = n->chanq = NULL;
   n->die_busy = n->chan_busy = NULL;
 }
 
@@ -92,23 +102,66 @@ max64 (uint64_t a, uint64_t b)
   return a > b ? a : b;
 }
 
+/* A reservation of [start, end) for the operation class in force; its
+ * owner waits until start + wait_len. */
+static uint64_t
+reserve (struct nand *n, struct nand_queue *q, uint32_t at,
+         uint64_t start, uint64_t end, uint64_t wait_len)
+{
+  struct nand_resv rv = { .id = ++n->next_resv_id, .start = start, .end = end,
+                          .wait_len = wait_len, .ticket = n->op.ticket,
+                          .prio = n->op.prio, .pushable = n->op.pushable };
+  /* nand_queue_prune made room and `at` came from nand_queue_slot */
+  (void) nand_queue_insert (q, at, &rv, &n->tickets, &n->qc);
+  return rv.id;
+}
+
+/* The die reservation die_id's transfer is chan_id on cq. */
+static void
+link_transfer (struct nand_queue *dq, uint64_t die_id, struct nand_queue *cq,
+               uint64_t chan_id)
+{
+  struct nand_resv *r = nand_queue_find (dq, die_id);
+  if (r)
+    {
+      r->partner_id = chan_id;
+      r->partner_q = cq;
+    }
+}
+
+static void
+count_class (struct nand *n)
+{
+  n->ops_by_prio[n->op.prio > FTL_PRIORITY_MAX ? FTL_PRIORITY_MAX : n->op.prio]++;
+}
+
+/* The die first reads the page (tR), then the data crosses the channel;
+ * the die is held until it has.  The die's place is taken first, so the
+ * transfer is placed knowing what the read overtook there. */
 uint64_t
 nand_time_read (struct nand *n, uint64_t page, uint32_t nsect, uint64_t t)
 {
   uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
-  uint32_t die, ch;
+  uint32_t die, ch, kd, kc;
   nand_clocks_of_block (n, block, &die, &ch);
-  uint64_t start = max64 (t, n->die_clock[die]);
+  struct nand_queue *dq = &n->dieq[die], *cq = &n->chanq[ch];
+  nand_queue_prune (dq, t);
+  nand_queue_prune (cq, t);
+  uint64_t start = nand_queue_slot (dq, t, n->op.prio, &kd, &n->qc);
   uint64_t ready = start + n->tm.read_ns;
-  uint64_t xs = max64 (ready, n->chan_clock[ch]);
+  uint64_t die_id = reserve (n, dq, kd, start, ready, n->tm.read_ns);
+  uint64_t xs = nand_queue_slot (cq, ready, n->op.prio, &kc, &n->qc);
   uint64_t xfer = nsect >= n->geo.spp ? n->tm.xfer_ns
     : n->tm.xfer_sector_ns * nsect;
   uint64_t done = xs + xfer;
-  n->die_clock[die] = done;
-  n->chan_clock[ch] = done;
+  n->last_read_chan_id = reserve (n, cq, kc, xs, done, xfer);
+  link_transfer (dq, die_id, cq, n->last_read_chan_id);
+  nand_queue_extend (dq, die_id, done, done - start, &n->tickets, &n->qc);
+  n->last_read_die_id = die_id;
   n->die_busy[die] += n->tm.read_ns + xfer;
   n->chan_busy[ch] += xfer;
   n->reads++;
+  count_class (n);
   return done;
 }
 
@@ -117,45 +170,69 @@ nand_time_read_more (struct nand *n, uint64_t page, uint32_t nsect,
                      uint64_t done)
 {
   uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
-  uint32_t die, ch;
+  uint32_t die, ch, kc;
   nand_clocks_of_block (n, block, &die, &ch);
-  uint64_t xs = max64 (done, n->chan_clock[ch]);
-  uint64_t end = xs + n->tm.xfer_sector_ns * nsect;
-  n->die_clock[die] = max64 (n->die_clock[die], end);
-  n->chan_clock[ch] = end;
-  n->die_busy[die] += n->tm.xfer_sector_ns * nsect;
-  n->chan_busy[ch] += n->tm.xfer_sector_ns * nsect;
+  struct nand_queue *dq = &n->dieq[die], *cq = &n->chanq[ch];
+  uint64_t x = n->tm.xfer_sector_ns * nsect;
+  nand_queue_prune (cq, done);
+  uint64_t xs = nand_queue_slot (cq, done, n->op.prio, &kc, &n->qc);
+  uint64_t end = xs + x;
+  /* right behind the page's own transfer: that transfer grows; else the
+   * sectors get a transfer of their own */
+  struct nand_resv *own = nand_queue_find (cq, n->last_read_chan_id);
+  if (own && own->end == done && xs == done)
+    nand_queue_extend (cq, own->id, end, end - own->start, &n->tickets, &n->qc);
+  else
+    n->last_read_chan_id = reserve (n, cq, kc, xs, end, x);
+  struct nand_resv *die_r = nand_queue_find (dq, n->last_read_die_id);
+  nand_queue_extend (dq, n->last_read_die_id, end,
+                     die_r ? end - die_r->start : 0, &n->tickets, &n->qc);
+  n->die_busy[die] += x;
+  n->chan_busy[ch] += x;
   return end;
 }
 
+/* The data crosses the channel into an idle die, which then programs. */
 uint64_t
 nand_time_program (struct nand *n, uint64_t page, uint64_t t, uint64_t *done)
 {
   uint32_t block = (uint32_t) (page / n->geo.pages_per_block);
-  uint32_t die, ch;
+  uint32_t die, ch, kd, kc;
   nand_clocks_of_block (n, block, &die, &ch);
-  uint64_t xs = max64 (t, max64 (n->chan_clock[ch], n->die_clock[die]));
+  struct nand_queue *dq = &n->dieq[die], *cq = &n->chanq[ch];
+  nand_queue_prune (dq, t);
+  nand_queue_prune (cq, t);
+  uint64_t work = n->tm.xfer_ns + n->tm.program_ns;
+  uint64_t sd = nand_queue_slot (dq, t, n->op.prio, &kd, &n->qc);
+  uint64_t die_id = reserve (n, dq, kd, sd, sd + work, n->tm.xfer_ns);
+  uint64_t xs = nand_queue_slot (cq, sd, n->op.prio, &kc, &n->qc);
   uint64_t accepted = xs + n->tm.xfer_ns;
-  n->chan_clock[ch] = accepted;
-  n->die_clock[die] = accepted + n->tm.program_ns;
-  n->die_busy[die] += n->tm.xfer_ns + n->tm.program_ns;
+  /* its writer waits for the die to take the data, not for the program */
+  link_transfer (dq, die_id, cq, reserve (n, cq, kc, xs, accepted, n->tm.xfer_ns));
+  nand_queue_extend (dq, die_id, xs + work, accepted - sd, &n->tickets, &n->qc);
+  n->die_busy[die] += work;
   n->chan_busy[ch] += n->tm.xfer_ns;
   if (done)
-    *done = n->die_clock[die];
+    *done = xs + work;
   n->programs++;
+  count_class (n);
   return accepted;
 }
 
 uint64_t
 nand_time_erase (struct nand *n, uint32_t block, uint64_t t)
 {
-  uint32_t die, ch;
+  uint32_t die, ch, kd;
   nand_clocks_of_block (n, block, &die, &ch);
-  uint64_t start = max64 (t, n->die_clock[die]);
-  n->die_clock[die] = start + n->tm.erase_ns;
+  struct nand_queue *dq = &n->dieq[die];
+  nand_queue_prune (dq, t);
+  uint64_t start = nand_queue_slot (dq, t, n->op.prio, &kd, &n->qc);
+  uint64_t end = start + n->tm.erase_ns;
+  reserve (n, dq, kd, start, end, n->tm.erase_ns);
   n->die_busy[die] += n->tm.erase_ns;
   n->erases++;
-  return n->die_clock[die];
+  count_class (n);
+  return end;
 }
 
 uint64_t
@@ -163,8 +240,8 @@ nand_max_clock (const struct nand *n)
 {
   uint64_t m = 0;
   for (uint32_t i = 0; i < n->geo.dies; i++)
-    m = max64 (m, n->die_clock[i]);
+    m = max64 (m, n->dieq[i].tail);
   for (uint32_t i = 0; i < n->geo.channels; i++)
-    m = max64 (m, n->chan_clock[i]);
+    m = max64 (m, n->chanq[i].tail);
   return m;
 }

@@ -394,6 +394,8 @@ main (int argc, char **argv)
   struct lat all[NPHASE] = { 0 };
   double scan_mb[NPHASE] = { 0 }, reads_s[NPHASE] = { 0 }, secs[NPHASE] = { 0 };
   uint64_t yields = 0, bound_hits = 0, yield_us = 0;
+  /* the NAND model's die and channel queues, QoS on / off */
+  uint64_t overtakes[NPHASE] = { 0 }, pushes = 0, push_bound_hits = 0;
   for (int round = 0; round < rounds; round++)
     for (int k = 0; k < NPHASE; k++)
       {
@@ -407,7 +409,10 @@ main (int argc, char **argv)
             yields += stat_counter (r.o, "qos_yields");
             bound_hits += stat_counter (r.o, "qos_bound_hits");
             yield_us += stat_counter (r.o, "qos_yield_us");
+            pushes += stat_counter (r.o, "qos_nand_pushes");
+            push_bound_hits += stat_counter (r.o, "qos_nand_bound_hits");
           }
+        overtakes[p] += stat_counter (r.o, "qos_nand_overtakes");
         ossd_disconnect (r.o);
         for (size_t i = 0; i < r.lat.n; i++)
           lat_add (&all[p], r.lat.v[i]);
@@ -472,8 +477,10 @@ main (int argc, char **argv)
                 pct (&all[p], 0.5), pct (&all[p], 0.99), pct (&all[p], 0.999),
                 p == PH_ALONE ? 0 : scan_mb[p] / secs[p]);
       printf ("}, \"p99_off_over_on\": %.3f, \"scan_slowdown\": %.3f, \"qos_yields\": %llu, "
-              "\"qos_bound_hits\": %llu}\n", p99_ratio, slowdown, (unsigned long long) yields,
-              (unsigned long long) bound_hits);
+              "\"qos_bound_hits\": %llu, \"qos_nand_overtakes\": %llu, "
+              "\"qos_nand_pushes\": %llu}\n", p99_ratio, slowdown, (unsigned long long) yields,
+              (unsigned long long) bound_hits, (unsigned long long) overtakes[PH_QOS_ON],
+              (unsigned long long) pushes);
     }
   else
     {
@@ -484,6 +491,11 @@ main (int argc, char **argv)
               "it yielded %llu batches for %.1f ms in all, %llu of them cut by the bound\n",
               slowdown, scan_mb[PH_QOS_ON] / secs[PH_QOS_ON], scan_mb[PH_QOS_OFF] / secs[PH_QOS_OFF],
               (unsigned long long) yields, yield_us / 1e3, (unsigned long long) bound_hits);
+      printf ("die/channel queues with QoS on: %llu operations served ahead of queued "
+              "lower-priority ones, %llu reservations pushed back, %llu overtakes refused "
+              "by the bound (QoS off: %llu overtakes)\n",
+              (unsigned long long) overtakes[PH_QOS_ON], (unsigned long long) pushes,
+              (unsigned long long) push_bound_hits, (unsigned long long) overtakes[PH_QOS_OFF]);
     }
   for (int p = 0; p < NPHASE; p++)
     free (all[p].v);

@@ -3,7 +3,9 @@
  * malformed input (bad magic, CRC, length, slot, protobuf, unknown
  * command, missing object, full drive) answered with reasons while the
  * stored data stays intact; capabilities (missing, forged, expired, too
- * narrow, revoked) refused with reasons and nothing changed. */
+ * narrow, revoked) refused with reasons and nothing changed; READ and WRITE
+ * time their NAND work in their object's QoS class (default for all with
+ * qos=off). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -36,7 +38,7 @@ struct fixture
 };
 
 static int
-setup (void **state)
+setup_drive (void **state, bool qos_off)
 {
   struct fixture *f = calloc (1, sizeof *f);
   struct ossd_device_options o;
@@ -51,6 +53,7 @@ setup (void **state)
   o.window_lbas = 4;
   o.poll_timeout_ms = 200;
   o.lease_ms = 100000;
+  o.qos_off = qos_off;
   if (ossd_device_open (&o, &f->dev, why, sizeof why) < 0)
     fail_msg ("open: %s", why);
   f->conn = ossd_device_connect (f->dev, "test");
@@ -66,6 +69,18 @@ setup (void **state)
   f->win = calloc (1, f->ctl.window_lbas * OSSD_LBA_SIZE);
   *state = f;
   return 0;
+}
+
+static int
+setup (void **state)
+{
+  return setup_drive (state, false);
+}
+
+static int
+setup_qos_off (void **state)
+{
+  return setup_drive (state, true);
 }
 
 static int
@@ -478,6 +493,98 @@ test_full_drive_and_data_intact (void **state)
   for (size_t i = 0; i < sizeof data; i++)
     assert_int_equal (r->read->data.data[i], 0x5a);
   ossd__response__free_unpacked (r, NULL);
+}
+
+/* QoS classes (docs/qos.md): a READ and a WRITE of an object time their
+ * NAND work in the object's priority class, which the die and channel
+ * queues order by; with qos=off every request runs in the default class.
+ * Counted per class by the FTL: no timing involved. */
+static void
+run_in_class (struct fixture *f, unsigned want_hot)
+{
+  Ossd__Request req = OSSD__REQUEST__INIT;
+  Ossd__CreatePartition cp = OSSD__CREATE_PARTITION__INIT;
+  Ossd__Create cr = OSSD__CREATE__INIT;
+  Ossd__Write w = OSSD__WRITE__INIT;
+  Ossd__Read rd = OSSD__READ__INIT;
+  Ossd__ObjectId hot = OSSD__OBJECT_ID__INIT, plain = OSSD__OBJECT_ID__INIT;
+  static uint8_t data[48 * 1024];   /* send_req packs up to 64 KiB */
+  ftl_t *ftl = ossd_device_ftl (f->dev);
+  ftl_error fe = { "" };
+  struct ftl_stats st;
+  Ossd__Response *r;
+  uint8_t six = 6;
+
+  claim (f, 1, 71);
+  cp.pid = 9;
+  req.body_case = OSSD__REQUEST__BODY_CREATE_PARTITION;
+  req.create_partition = &cp;
+  ossd__response__free_unpacked (call (f, 1, 71, &req), NULL);
+  hot.pid = plain.pid = 9;
+  hot.oid = 1;
+  plain.oid = 2;
+  for (int k = 0; k < 2; k++)
+    {
+      cr.obj = k ? &plain : &hot;
+      req.body_case = OSSD__REQUEST__BODY_CREATE;
+      req.create = &cr;
+      ossd__response__free_unpacked (call (f, 1, 71, &req), NULL);
+    }
+  assert_int_equal (ftl_set_attr (ftl, 9, 1, FTL_ATTR_PAGE_HINTS, FTL_ATTR_HINT_PRIORITY,
+                                  &six, 1, &fe), 0);
+  /* a WRITE long enough to program pages while it runs */
+  memset (data, 0x3c, sizeof data);
+  ftl_reset_stats (ftl);
+  w.obj = &hot;
+  w.data.data = data;
+  w.data.len = sizeof data;
+  req.body_case = OSSD__REQUEST__BODY_WRITE;
+  req.write = &w;
+  r = call (f, 1, 71, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  ossd__response__free_unpacked (r, NULL);
+  assert_int_equal (ftl_get_stats (ftl, &st, &fe), 0);
+  assert_true (st.nand_ops_by_prio[want_hot] > 0);
+  for (unsigned p = 0; p <= FTL_PRIORITY_MAX; p++)
+    if (p != want_hot)
+      assert_int_equal (st.nand_ops_by_prio[p], 0);
+  w.obj = &plain;
+  r = call (f, 1, 71, &req);
+  assert_int_equal (r->status, OSSD__STATUS__OK);
+  ossd__response__free_unpacked (r, NULL);
+  assert_int_equal (ftl_flush (ftl, &fe), 0);
+
+  /* READs: every NAND read of the hot object in its class, of the plain
+   * one in the default class */
+  for (int k = 0; k < 2; k++)
+    {
+      unsigned want = k ? FTL_PRIORITY_DEFAULT : want_hot;
+      ftl_reset_stats (ftl);
+      rd.obj = k ? &plain : &hot;
+      rd.length = 32 * 1024;
+      req.body_case = OSSD__REQUEST__BODY_READ;
+      req.read = &rd;
+      r = call (f, 1, 71, &req);
+      assert_int_equal (r->status, OSSD__STATUS__OK);
+      assert_int_equal (r->read->data.len, 32 * 1024);
+      assert_int_equal (r->read->data.data[0], 0x3c);
+      ossd__response__free_unpacked (r, NULL);
+      assert_int_equal (ftl_get_stats (ftl, &st, &fe), 0);
+      assert_true (st.nand_ops_by_prio[want] >= 2);    /* 32 KiB: 2+ pages */
+      assert_int_equal (st.nand_ops_by_prio[want], st.nand_reads);
+    }
+}
+
+static void
+test_requests_run_in_their_objects_class (void **state)
+{
+  run_in_class (*state, 6);
+}
+
+static void
+test_qos_off_runs_all_in_the_default_class (void **state)
+{
+  run_in_class (*state, FTL_PRIORITY_DEFAULT);
 }
 
 /* A FORMAT that fails (a capacity no geometry holds) leaves the drive as it
@@ -1119,6 +1226,10 @@ main (void)
     cmocka_unit_test_setup_teardown (test_capabilities, setup, teardown),
     cmocka_unit_test_setup_teardown (test_failed_format_leaves_drive_usable, setup, teardown),
     cmocka_unit_test_setup_teardown (test_access_profile, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_requests_run_in_their_objects_class, setup,
+                                     teardown),
+    cmocka_unit_test_setup_teardown (test_qos_off_runs_all_in_the_default_class,
+                                     setup_qos_off, teardown),
     cmocka_unit_test_setup_teardown (test_profile_apply_relocates, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

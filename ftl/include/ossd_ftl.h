@@ -169,6 +169,12 @@ int ftl_list_objects (ftl_t *ftl, uint64_t pid, uint64_t after,
  * short: *nread says how many bytes were filled. */
 int ftl_read (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
               void *buf, size_t len, size_t *nread, ftl_error *err);
+/* ftl_read in QoS class prio (0 lowest .. FTL_PRIORITY_MAX; the calls
+ * without one use FTL_PRIORITY_DEFAULT): its NAND operations go ahead of
+ * queued ones of a lower class on their dies and channels (docs/qos.md). */
+int ftl_read_prio (ftl_t *ftl, unsigned prio, uint64_t pid, uint64_t oid,
+                   uint64_t off, void *buf, size_t len, size_t *nread,
+                   ftl_error *err);
 /* In-place read, for the drive's own scans: [off, off + count * unit)
  * (off and unit multiples of 4 KiB, count <= FTL_PIN_MAX) read as by
  * ftl_read, with the same timing, statistics and data CRC check of every
@@ -195,7 +201,7 @@ struct ftl_pin
    * unit's bytes (a checksum it verified) it may remember by this. */
   uint64_t unit_id[FTL_PIN_MAX];
 };
-int ftl_read_pinned (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
+int ftl_read_pinned (ftl_t *ftl, unsigned prio, uint64_t pid, uint64_t oid, uint64_t off,
                      size_t unit, uint32_t count, void *scratch,
                      const uint8_t **ptrs, struct ftl_pin *pin, ftl_error *err);
 /* Release what ftl_read_pinned pinned (pin->n = 0 after). */
@@ -207,6 +213,9 @@ void ftl_pinned_stats (ftl_t *ftl, uint64_t *in_place, uint64_t *copied);
  * the drive is full (and nothing of this write is applied). */
 int ftl_write (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
                const void *buf, size_t len, ftl_error *err);
+/* ftl_write in QoS class prio (as ftl_read_prio). */
+int ftl_write_prio (ftl_t *ftl, unsigned prio, uint64_t pid, uint64_t oid,
+                    uint64_t off, const void *buf, size_t len, ftl_error *err);
 /* Deallocate [off, off+len): reads as zeros, length unchanged. */
 int ftl_punch (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
                uint64_t len, ftl_error *err);
@@ -329,6 +338,12 @@ struct ftl_stats
    * scheduling) needs for the same operations */
   uint64_t busiest_die_ns, busiest_channel_ns;
   uint64_t relocated_sectors;              /* moved by ftl_relocate */
+  /* QoS in the die and channel queues (docs/qos.md): operations served
+   * ahead of queued lower-priority ones, reservations pushed back (each
+   * time), overtakes refused by the starvation bound; NAND operations
+   * timed per priority class */
+  uint64_t qos_overtakes, qos_pushes, qos_bound_hits;
+  uint64_t nand_ops_by_prio[FTL_PRIORITY_MAX + 1];
 };
 int ftl_get_stats (ftl_t *ftl, struct ftl_stats *st, ftl_error *err);
 void ftl_reset_stats (ftl_t *ftl);
@@ -440,23 +455,24 @@ void ftl_link_transfer (ftl_t *ftl, uint64_t bytes, uint64_t arrival);
 
 /* The drive's own read-ahead (a drive scan knows what it reads next).
  * ftl_read_ahead charges the NAND clocks for reading [off, off+len) as if
- * issued now, moves nothing and returns the CLOCK_MONOTONIC deadline of
- * its modelled completion (0 when unpaced); ftl_read_reserved then reads
- * that range without charging it again and sleeps until `deadline`.  So
- * the NAND time of the next batch runs while the caller works on this
- * one; a reservation never used only delays later reads, never hastens
- * one. */
-/* ftl_read that does not sleep: *deadline gets its paced completion
- * (0: none), to wait for with ftl_pace_wait after other work. */
-int ftl_read_deadline (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
-                       void *buf, size_t len, size_t *nread,
-                       uint64_t *deadline, ftl_error *err);
-void ftl_pace_wait (ftl_t *ftl, uint64_t deadline);
-int ftl_read_ahead (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
-                    size_t len, uint64_t *deadline, ftl_error *err);
+ * issued now (in class prio), moves nothing and returns the ticket of its
+ * modelled completion (0 when unpaced); ftl_read_reserved then reads that
+ * range without charging it again and sleeps until the ticket's
+ * completion.  So the NAND time of the next batch runs while the caller
+ * works on this one; a reservation never used only delays later reads,
+ * never hastens one.  A ticket is an opaque handle, not a time: a call of
+ * a higher class may push the completion back after it was returned. */
+/* ftl_read that does not sleep: *ticket gets its paced completion's
+ * ticket (0: none), to wait for with ftl_pace_wait after other work. */
+int ftl_read_deadline (ftl_t *ftl, unsigned prio, uint64_t pid, uint64_t oid,
+                       uint64_t off, void *buf, size_t len, size_t *nread,
+                       uint64_t *ticket, ftl_error *err);
+void ftl_pace_wait (ftl_t *ftl, uint64_t ticket);
+int ftl_read_ahead (ftl_t *ftl, unsigned prio, uint64_t pid, uint64_t oid,
+                    uint64_t off, size_t len, uint64_t *ticket, ftl_error *err);
 int ftl_read_reserved (ftl_t *ftl, uint64_t pid, uint64_t oid, uint64_t off,
                        void *buf, size_t len, size_t *nread,
-                       uint64_t deadline, ftl_error *err);
+                       uint64_t ticket, ftl_error *err);
 
 /* Make the drive cold: drop the FTL's page cache and the clean entries of
  * its mapping cache (DFTL modes), write back and evict

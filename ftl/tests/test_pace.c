@@ -184,7 +184,7 @@ test_read_ahead_reserves_model_time (void **state)
   fill_pattern (buf, sizeof buf, 1, 0, 9);
   assert_int_equal (ftl_write (f, 0, 1, 0, buf, sizeof buf, &e), 0);
   assert_int_equal (ftl_flush (f, &e), 0);
-  assert_int_equal (ftl_read_ahead (f, 0, 1, 0, sizeof buf, &deadline, &e), 0);
+  assert_int_equal (ftl_read_ahead (f, FTL_PRIORITY_DEFAULT, 0, 1, 0, sizeof buf, &deadline, &e), 0);
   assert_int_equal (deadline, 0);             /* unpaced: nothing to wait */
   assert_int_equal (ftl_set_profile (f, "nasd-1998", &e), 0);
   assert_int_equal (ftl_get_info (f, &di, &e), 0);
@@ -193,7 +193,7 @@ test_read_ahead_reserves_model_time (void **state)
                             + (double) di.page_size / (di.channel_mbps * 1e6));
   assert_int_equal (ftl_get_stats (f, &st0, &e), 0);
   double t0 = mono_s ();
-  assert_int_equal (ftl_read_ahead (f, 0, 1, 0, sizeof buf, &deadline, &e), 0);
+  assert_int_equal (ftl_read_ahead (f, FTL_PRIORITY_DEFAULT, 0, 1, 0, sizeof buf, &deadline, &e), 0);
   assert_true (deadline > 0);
   assert_true (mono_s () - t0 < model_s);     /* it did not wait */
   assert_int_equal (ftl_read_reserved (f, 0, 1, 0, back, sizeof back, &n,

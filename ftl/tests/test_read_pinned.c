@@ -54,7 +54,7 @@ read_units (ftl_t *f, uint8_t *scratch, struct ftl_pin *pin)
   uint8_t want[UNIT];
   ftl_error e = { "" };
   uint32_t in_place = 0;
-  assert_int_equal (ftl_read_pinned (f, 1, 1, 0, UNIT, UNITS, scratch, ptrs, pin, &e), 0);
+  assert_int_equal (ftl_read_pinned (f, FTL_PRIORITY_DEFAULT, 1, 1, 0, UNIT, UNITS, scratch, ptrs, pin, &e), 0);
   for (uint32_t k = 0; k < UNITS; k++)
     {
       fill_pattern (want, UNIT, 1, (uint64_t) k * UNIT, 0);
@@ -91,7 +91,7 @@ test_in_place_mapped (void **state)
   const uint8_t *ptrs[2];
   memset (half, 0x5a, sizeof half);
   assert_int_equal (ftl_write (f, 1, 2, OBJ_BYTES + UNIT, half, sizeof half, &e), 0);
-  assert_int_equal (ftl_read_pinned (f, 1, 2, OBJ_BYTES, UNIT, 2, scratch, ptrs, &pin, &e), 0);
+  assert_int_equal (ftl_read_pinned (f, FTL_PRIORITY_DEFAULT, 1, 2, OBJ_BYTES, UNIT, 2, scratch, ptrs, &pin, &e), 0);
   assert_int_equal (pin.n, 0);
   assert_ptr_equal (ptrs[0], scratch);
   assert_ptr_equal (ptrs[1], scratch + UNIT);
@@ -99,7 +99,7 @@ test_in_place_mapped (void **state)
     assert_int_equal (ptrs[0][i], 0);
   assert_memory_equal (ptrs[1], half, sizeof half);
   /* past the end: refused, nothing pinned */
-  assert_int_equal (ftl_read_pinned (f, 1, 2, OBJ_BYTES + UNIT, UNIT, 2, scratch, ptrs,
+  assert_int_equal (ftl_read_pinned (f, FTL_PRIORITY_DEFAULT, 1, 2, OBJ_BYTES + UNIT, UNIT, 2, scratch, ptrs,
                                      &pin, &e), -ERANGE);
   assert_int_equal (pinned_total (f), 0);
   ftl_close (f);
@@ -147,7 +147,7 @@ test_corrupt_page_fails_alike (void **state)
   c ^= 0x10;
   assert_int_equal (pwrite (fd, &c, 1, at), 1);
   close (fd);
-  assert_int_equal (ftl_read_pinned (f, 1, 1, 0, UNIT, UNITS, scratch, ptrs, &pin, &e), -EIO);
+  assert_int_equal (ftl_read_pinned (f, FTL_PRIORITY_DEFAULT, 1, 1, 0, UNIT, UNITS, scratch, ptrs, &pin, &e), -EIO);
   assert_int_equal (pin.n, 0);
   assert_int_equal (pinned_total (f), 0);
   assert_int_equal (ftl_read (f, 1, 1, 0, scratch, UNITS * UNIT, &n, &e2), -EIO);
@@ -185,7 +185,7 @@ test_pinned_block_not_erased (void **state)
   snprintf (path, sizeof path, "%s", tmp_image ("pin-gc"));
   unsetenv ("OSSD_NAND_NO_MMAP");
   ftl_t *f = make_drive (path);
-  assert_int_equal (ftl_read_pinned (f, 1, 1, 0, UNIT, UNITS, scratch, ptrs, &pin, &e), 0);
+  assert_int_equal (ftl_read_pinned (f, FTL_PRIORITY_DEFAULT, 1, 1, 0, UNIT, UNITS, scratch, ptrs, &pin, &e), 0);
   assert_int_equal (pin.n, UNITS);
   uint32_t blk = pin.block[0];
   /* overwrite everything many times over: the old blocks become victims */
