@@ -25,8 +25,10 @@ SELECT ossd_set_priority('prio_t', 6);
 SELECT ossd_get_priority('prio_t');
 SELECT ossd_set_priority('prio_t_i', 7), ossd_get_priority('prio_t_i');
 SELECT ossd_set_priority('prio_t', 0), ossd_get_priority('prio_t');
--- the drive counts what its scans do about priorities
-SELECT count(DISTINCT name) AS qos_counters FROM ossd_device_stats() WHERE name LIKE 'qos_%';
+-- the drive counts what its scans (qos_yield*, qos_bound_hits) and its NAND
+-- die and channel queues (qos_nand_*) do about priorities
+SELECT DISTINCT name AS qos_counter FROM ossd_device_stats()
+ WHERE name LIKE 'qos_%' ORDER BY 1;
 
 -- ===================================================================
 -- Bad input: out of range, NULL (STRICT), no storage, not on the drive
