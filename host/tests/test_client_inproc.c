@@ -338,7 +338,7 @@ claim_as_another_host (ossd_t *o, uint32_t slot, uint64_t nonce)
   Ossd__Request req = OSSD__REQUEST__INIT;
   Ossd__Claim claim = OSSD__CLAIM__INIT;
   struct ossd_frame_hdr h = { 0 };
-  uint8_t msg[256], *lba;
+  uint8_t msg[256], *lba = NULL;
   char why[300];
   size_t len;
 
