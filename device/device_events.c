@@ -13,14 +13,9 @@
 void
 device_events_init (struct ossd_event_ring *r)
 {
-  pthread_condattr_t ca;
-
   memset (r, 0, sizeof *r);
   pthread_mutex_init (&r->lock, NULL);
-  pthread_condattr_init (&ca);
-  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
-  pthread_cond_init (&r->cond, &ca);
-  pthread_condattr_destroy (&ca);
+  device_cond_init_monotonic (&r->cond);
   r->next_seq = 1;
 }
 

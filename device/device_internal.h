@@ -314,6 +314,10 @@ uint64_t device_now_ns (void);
 uint64_t device_wall_ns (void);   /* CLOCK_REALTIME, for event times */
 struct timespec;
 void device_deadline_after_ms (struct timespec *ts, uint32_t ms);
+/* A condition variable whose timed waits take device_deadline_after_ms's
+ * CLOCK_MONOTONIC deadlines (a default one reads them as CLOCK_REALTIME,
+ * long past: every wait would return at once). */
+void device_cond_init_monotonic (pthread_cond_t *cond);
 
 /* device_events.c */
 void device_events_init (struct ossd_event_ring *r);

@@ -60,3 +60,13 @@ device_deadline_after_ms (struct timespec *ts, uint32_t ms)
       ts->tv_nsec -= 1000000000L;
     }
 }
+
+void
+device_cond_init_monotonic (pthread_cond_t *cond)
+{
+  pthread_condattr_t ca;
+  pthread_condattr_init (&ca);
+  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
+  pthread_cond_init (cond, &ca);
+  pthread_condattr_destroy (&ca);
+}

@@ -53,7 +53,7 @@ device_relocate_open (ossd_device_t *dev, char *why, size_t whylen)
       return -ENOMEM;
     }
   pthread_mutex_init (&r->lock, NULL);
-  pthread_cond_init (&r->cond, NULL);
+  device_cond_init_monotonic (&r->cond);
   dev->relocator = r;
   device_note_activity (dev);
   return 0;

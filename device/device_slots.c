@@ -32,27 +32,22 @@
 int
 device_slots_init (ossd_device_t *dev, char *why, size_t whylen)
 {
-  pthread_condattr_t ca;
-
   dev->slots = calloc (dev->slot_count, sizeof *dev->slots);
   if (!dev->slots)
     {
       snprintf (why, whylen, "out of memory for %u slots", dev->slot_count);
       return -ENOMEM;
     }
-  pthread_condattr_init (&ca);
-  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
   for (uint32_t i = 0; i < dev->slot_count; i++)
     {
       struct ossd_slot *s = &dev->slots[i];
       s->index = i;
       pthread_mutex_init (&s->lock, NULL);
-      pthread_cond_init (&s->cond, &ca);
-      pthread_cond_init (&s->space, &ca);
+      device_cond_init_monotonic (&s->cond);
+      device_cond_init_monotonic (&s->space);
       ossd_reassembly_init (&s->req, OSSD_MAX_MESSAGE);
       atomic_init (&s->cancel, false);
     }
-  pthread_condattr_destroy (&ca);
   return 0;
 }
 

@@ -10,7 +10,10 @@
  * Persistence (device_persist.c): on a file image the profile and the
  * ledger come back after a clean close; a record torn in both slots
  * (scribbled over in the image while the drive is down) is reported lost
- * and the drive starts with its data intact. */
+ * and the drive starts with its data intact.  An idle drive on an image
+ * (whose relocator thread stays to keep the profile) sleeps between its
+ * polls: it once spun on a deadline its condition variable read on the
+ * wrong clock. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -263,12 +266,43 @@ test_profile_survives_restart (void **state)
   unlink (key);
 }
 
+static double
+process_cpu_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void
+test_idle_drive_sleeps (void **state)
+{
+  char path[256], key[300];
+  const char *dir = getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp";
+  snprintf (path, sizeof path, "%s/autoplan-idle-%d.img", dir, (int) getpid ());
+  snprintf (key, sizeof key, "%s.key", path);
+  ossd_device_t *d = open_drive_on (path);
+  struct device_persist_counters pc;
+  device_persist_counters (d, &pc);
+  assert_int_equal (pc.active, 1);        /* so the thread stays */
+  double cpu0 = process_cpu_s ();
+  usleep (1000 * 1000);
+  double used = process_cpu_s () - cpu0;
+  ossd_device_close (d);
+  unlink (path);
+  unlink (key);
+  /* five 200 ms polls cost microseconds; a spinning thread a whole second */
+  if (used > 0.25)
+    fail_msg ("an idle drive used %.2f s of CPU in 1 s", used);
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_fires_when_idle_above_threshold),
     cmocka_unit_test (test_profile_survives_restart),
+    cmocka_unit_test (test_idle_drive_sleeps),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }
