@@ -62,6 +62,22 @@ most_worn_free (struct ftl *f, uint32_t die)
   return best;
 }
 
+/* The die holding the most worn free block (FTL_ANY_DIE if none). */
+static uint32_t
+die_of_most_worn_free (struct ftl *f)
+{
+  uint32_t best = 0, best_die = FTL_ANY_DIE;
+  for (uint32_t d = 0; d < f->nand.geo.dies; d++)
+    for (uint32_t i = 0; i < f->free_heap[d].n; i++)
+      if (best_die == FTL_ANY_DIE
+          || f->blk[f->free_heap[d].b[i]].erase_count > best)
+        {
+          best = f->blk[f->free_heap[d].b[i]].erase_count;
+          best_die = d;
+        }
+  return best_die;
+}
+
 /* Blocks GC's dense stream may still need: a new block per lane plus one
  * for the erase barrier's meta log (ftl_gc_collect's "scarce"). */
 static uint32_t
@@ -70,8 +86,11 @@ dense_stream_needs (struct ftl *f)
   return ftl_alloc_stream_width (f, ROLE_GC) + 1;
 }
 
-int
-ftl_gc_layout_lane_ready (struct ftl *f, uint32_t die, bool cold, bool *ready)
+/* Make lane `die` of the (cold) lane set ready for a whole page: its
+ * open block if it has room, else a new block of that die while the
+ * dense stream keeps what it needs.  *ready false: it cannot. */
+static int
+lane_open (struct ftl *f, uint32_t die, bool cold, bool *ready)
 {
   const struct nand_geometry *g = &f->nand.geo;
   int s = cold ? f->cold_layout_stream : f->layout_stream;
@@ -90,13 +109,6 @@ ftl_gc_layout_lane_ready (struct ftl *f, uint32_t die, bool cold, bool *ready)
     {
       if (f->free_blocks <= dense_stream_needs (f))
         return 0;
-      /* static wear levelling is there to put cold data on worn blocks:
-       * it keeps the die only when the die has a free block about as worn
-       * as the most worn one anywhere (within its threshold) */
-      if (cold && f->wl_threshold
-          && most_worn_free (f, die) + f->wl_threshold
-             < most_worn_free (f, FTL_ANY_DIE))
-        return 0;
       /* cold data (static wear levelling) goes to the die's most worn
        * free block, as the cold stream would put it on any die; its lane
        * is closed after the migration (ftl_gc_layout_close_cold) */
@@ -114,24 +126,48 @@ ftl_gc_layout_lane_ready (struct ftl *f, uint32_t die, bool cold, bool *ready)
   return 0;
 }
 
+int
+ftl_gc_layout_lane_ready (struct ftl *f, uint32_t die, bool cold, bool *ready)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  struct ftl_stream *st = &f->streams[cold ? f->cold_layout_stream
+                                      : f->layout_stream];
+  *ready = false;
+  /* static wear levelling is there to put cold data on worn blocks:
+   * it keeps the die only when the die has a free block about as worn
+   * as the most worn one anywhere (within its threshold) */
+  uint32_t b = st->blocks[die];
+  bool has_room = b != BLOCK_NONE && f->blk[b].write_ptr < g->pages_per_block;
+  if (cold && f->wl_threshold && !has_room
+      && most_worn_free (f, die) + f->wl_threshold
+         < most_worn_free (f, FTL_ANY_DIE))
+    return 0;
+  return lane_open (f, die, cold, ready);
+}
+
 /* Points the lane set's cursor at the lane of another die whose open
- * block has room; false if there is none. */
+ * block has room; false if there is none.  A die on the same channel
+ * first (the channel spread stays); else the search starts at a rotating
+ * die, so pages that cannot stay do not all pile onto one die. */
 static bool
 other_lane_with_room (struct ftl *f, bool cold, uint32_t die)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct ftl_stream *st = &f->streams[cold ? f->cold_layout_stream
                                       : f->layout_stream];
-  for (uint32_t k = 1; k < st->width; k++)
-    {
-      uint32_t lane = (die + k) % st->width;
-      uint32_t b = st->blocks[lane];
-      if (b != BLOCK_NONE && f->blk[b].write_ptr < g->pages_per_block)
-        {
-          st->cursor = lane;
-          return true;
-        }
-    }
+  uint32_t ch = nand_channel_of_die (g, die), start = f->die_rr++;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t k = 0; k < st->width; k++)
+      {
+        uint32_t lane = (start + k) % st->width;
+        uint32_t b = st->blocks[lane];
+        if (lane == die || b == BLOCK_NONE
+            || f->blk[b].write_ptr >= g->pages_per_block
+            || (pass == 0 && nand_channel_of_die (g, lane) != ch))
+          continue;
+        st->cursor = lane;
+        return true;
+      }
   return false;
 }
 
@@ -150,7 +186,20 @@ ftl_gc_layout_copy_page (struct ftl *f, uint64_t page, bool cold, bool *kept)
       /* its die cannot spare a block: the page leaves it, but still whole
        * if another die's lane has room, else packed densely */
       f->st.gc_layout_moved_pages++;
-      if (!other_lane_with_room (f, cold, die))
+      bool elsewhere = other_lane_with_room (f, cold, die);
+      if (!elsewhere && cold)
+        {
+          /* wear levelling: the most worn free block anywhere, still
+           * taking the page whole */
+          uint32_t d = die_of_most_worn_free (f);
+          if (d != FTL_ANY_DIE && d != die)
+            {
+              r = lane_open (f, d, true, &elsewhere);
+              if (r < 0)
+                return r;
+            }
+        }
+      if (!elsewhere)
         return 0;
     }
   uint64_t t = nand_time_read (&f->nand, page, g->spp, f->now);
