@@ -217,6 +217,9 @@ cmd_stats (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
   sb_counter (b, "nand_erases", st.nand_erases);
   sb_counter (b, "gc_valid_copies", st.gc_valid_copies);
   sb_counter (b, "gc_corrupt_copies", st.gc_corrupt_copies);
+  sb_counter (b, "gc_layout_kept_pages", st.gc_layout_kept_pages);
+  sb_counter (b, "gc_layout_moved_pages", st.gc_layout_moved_pages);
+  sb_counter (b, "wl_migrations", st.wl_migrations);
   sb_counter (b, "gc_runs", st.gc_runs);
   sb_counter (b, "map_cache_hits", st.map_cache_hits);
   sb_counter (b, "map_cache_misses", st.map_cache_misses);

@@ -90,16 +90,18 @@ free_heap_pop (struct ftl *f, uint32_t die)
   return top;
 }
 
-/* Remove and return the most worn free block of any die (static wear
- * levelling puts cold data there).  O(free blocks); cold allocations are
+/* Remove and return the most worn free block of die `only_die`, or of any
+ * die for FTL_ANY_DIE (static wear levelling puts cold data there);
+ * BLOCK_NONE if there is none.  O(free blocks); cold allocations are
  * rare. */
 static uint32_t
-free_heap_take_most_worn (struct ftl *f)
+free_heap_take_most_worn (struct ftl *f, uint32_t only_die)
 {
   const struct nand_geometry *g = &f->nand.geo;
   uint32_t best_d = 0, best_i = UINT32_MAX;
   for (uint32_t d = 0; d < g->dies; d++)
-    for (uint32_t i = 0; i < f->free_heap[d].n; i++)
+    for (uint32_t i = 0; i < f->free_heap[d].n
+           && (only_die == FTL_ANY_DIE || d == only_die); i++)
       if (best_i == UINT32_MAX
           || f->blk[f->free_heap[d].b[i]].erase_count
           > f->blk[f->free_heap[best_d].b[best_i]].erase_count)
@@ -153,6 +155,22 @@ ftl_block_make_free (struct ftl *f, uint32_t b)
   bi->has_meta = 0;
   bi->stream = -1;
   ftl_free_heap_push (f, nand_die_of_block (&f->nand.geo, b), b);
+}
+
+int
+ftl_block_alloc_on_die (struct ftl *f, uint32_t die, bool most_worn,
+                        uint32_t *out)
+{
+  uint32_t b = most_worn ? free_heap_take_most_worn (f, die)
+    : free_heap_pop (f, die);
+  if (b == BLOCK_NONE)
+    return -ENOSPC;
+  struct block_info *bi = &f->blk[b];
+  bi->state = BLK_OPEN;
+  bi->write_ptr = 0;
+  bi->valid = 0;
+  *out = b;
+  return 0;
 }
 
 int
@@ -288,7 +306,7 @@ ftl_alloc_init (struct ftl *f)
   const struct nand_geometry *g = &f->nand.geo;
   uint32_t nobj = f->cfg.alloc_policy == FTL_ALLOC_PER_OBJECT
     ? f->cfg.max_open_blocks : 0;
-  f->streams = calloc (4 + nobj, sizeof *f->streams);
+  f->streams = calloc (6 + nobj, sizeof *f->streams);
   f->bucket_head = malloc ((g->sectors_per_block + 1) * sizeof (uint32_t));
   f->blk = calloc (g->total_blocks, sizeof *f->blk);
   f->pins = calloc (g->total_blocks, sizeof *f->pins);
@@ -333,6 +351,16 @@ ftl_alloc_init (struct ftl *f)
   if (s < 0)
     return s;
   f->role_stream[ROLE_COLD] = s;
+  s = stream_add (f, ROLE_GC, g->dies);
+  if (s < 0)
+    return s;
+  f->streams[s].keeps_die = true;
+  f->layout_stream = s;
+  s = stream_add (f, ROLE_COLD, g->dies);
+  if (s < 0)
+    return s;
+  f->streams[s].keeps_die = true;
+  f->cold_layout_stream = s;
   f->obj_stream_first = f->nstreams;
   f->obj_stream_count = nobj;
   for (uint32_t i = 0; i < nobj; i++)
@@ -432,6 +460,12 @@ stream_close_lane (struct ftl *f, struct ftl_stream *st, uint32_t lane)
   st->blocks[lane] = BLOCK_NONE;
 }
 
+void
+ftl_stream_close_lane (struct ftl *f, int s, uint32_t lane)
+{
+  stream_close_lane (f, &f->streams[s], lane);
+}
+
 /* Make sure stream s has a page being filled (may run foreground GC and
  * allocate a block). */
 static int
@@ -451,6 +485,8 @@ retry:
       stream_close_lane (f, st, lane);
       b = BLOCK_NONE;
     }
+  if (b == BLOCK_NONE && st->keeps_die)
+    return -ENOSPC;   /* ftl_gc_layout_lane_ready opens its lanes */
   if (b == BLOCK_NONE)
     {
       if (!gc_ctx && !f->in_batch && !gc_tried)
@@ -473,7 +509,7 @@ retry:
           && f->free_blocks > (gc_ctx ? 1 : f->gc_reserve))
         {
           /* cold data goes to the most worn free block */
-          b = free_heap_take_most_worn (f);
+          b = free_heap_take_most_worn (f, FTL_ANY_DIE);
           f->blk[b].state = BLK_OPEN;
           f->blk[b].write_ptr = 0;
           f->blk[b].valid = 0;

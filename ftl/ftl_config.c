@@ -250,7 +250,8 @@ capacity_compute (const struct ftl_config *cfg, const struct nand_geometry *g,
   uint32_t small = dies < 4 ? dies : 4;
   uint32_t host = cfg->stripe_width && cfg->stripe_width < dies
     ? cfg->stripe_width : dies;
-  uint32_t open_max = host + 1 + small + small
+  /* host, meta, GC, cold, GC's whole-page lanes (one per die), objects */
+  uint32_t open_max = host + 1 + small + small + dies
     + (cfg->alloc_policy == FTL_ALLOC_PER_OBJECT ? cfg->max_open_blocks : 0);
   /* GC reserve: a new block for each GC stream lane + one for the erase
    * barrier's meta log + one */

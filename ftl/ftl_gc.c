@@ -95,18 +95,73 @@ relocate_meta_page (struct ftl *f, uint32_t idx)
   return 0;
 }
 
-/* Move every valid sector of block b out (data into `stream`). */
+int
+ftl_gc_copy_sector (struct ftl *f, ppa_t ppa, int stream)
+{
+  const struct nand_geometry *g = &f->nand.geo;
+  uint64_t page = ppa / g->spp;
+  uint32_t s = ppa % g->spp;
+  struct rmap_entry re = f->rmap[ppa];
+  struct ftl_object *o = f->objs[re.owner];
+  uint8_t *buf = f->scratch2;
+  int r;
+  /* a sector of a page failing its data CRC moves as it is but marked
+   * corrupt: the copy's fresh page CRC must not launder it */
+  uint32_t kind = SECT_COPY;
+  if (f->nand.be->ops->stores_data)
+    {
+      const struct ftl_page_view *v;
+      r = ftl_page_view (f, page, &v);
+      if (r < 0)
+        return r;
+      memcpy (buf, v->data + (size_t) s * FTL_SECTOR, FTL_SECTOR);
+      if (!ftl_page_sector_good (v, s))
+        {
+          kind = SECT_CORRUPT;
+          f->st.gc_corrupt_copies++;
+        }
+    }
+  r = ftl_stream_reserve (f, stream);
+  if (r < 0)
+    return r;
+  struct oob_entry ent = {
+    .pid = o->pid, .oid = o->oid, .size = o->size, .batch = 0,
+    .lpn = re.lpn, .kind = kind,
+  };
+  ftl_sector_invalidate (f, ppa);
+  ppa_t np;
+  r = ftl_stream_append_owned (f, stream, &ent, buf, re.owner, &np);
+  ftl_map_set (f, o, re.lpn, np);
+  if (f->cfg.mapping_mode != FTL_MAP_RAM)
+    ftl_dftl_gc_moved (f, o, re.lpn);
+  f->st.gc_valid_copies++;
+  return r;
+}
+
+/* Move every valid sector of block b out (data into `stream`; a page
+ * whose every sector is valid data goes whole to a page of its own die
+ * when that die can spare a block, ftl_gc_layout.c). */
 int
 ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream)
 {
   const struct nand_geometry *g = &f->nand.geo;
   struct block_info *bi = &f->blk[b];
-  uint8_t *buf = f->scratch2;
+  bool cold = stream == f->role_stream[ROLE_COLD];
   int r;
   for (uint32_t p = 0; p < bi->write_ptr && bi->valid; p++)
     {
       uint64_t page = (uint64_t) b * g->pages_per_block + p;
       bool page_read = false;
+      if (ftl_gc_layout_page_whole (f, page))
+        {
+          bool kept;
+          r = ftl_gc_layout_copy_page (f, page, cold, &kept);
+          if (r < 0)
+            return r;
+          if (kept)
+            continue;
+          /* no room on its die: packed densely below, counted moved */
+        }
       for (uint32_t s = 0; s < g->spp; s++)
         {
           ppa_t ppa = (ppa_t) (page * g->spp + s);
@@ -128,7 +183,6 @@ ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream)
                 return r;
               break;
             }
-          struct ftl_object *o = f->objs[re.owner];
           if (!page_read)
             {
               uint64_t t = nand_time_read (&f->nand, page, g->spp, f->now);
@@ -136,36 +190,7 @@ ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream)
                 f->op_done = t;
               page_read = true;
             }
-          /* a sector of a page failing its data CRC moves as it is but
-           * marked corrupt: the copy's fresh page CRC must not launder it */
-          uint32_t kind = SECT_COPY;
-          if (f->nand.be->ops->stores_data)
-            {
-              const struct ftl_page_view *v;
-              r = ftl_page_view (f, page, &v);
-              if (r < 0)
-                return r;
-              memcpy (buf, v->data + (size_t) s * FTL_SECTOR, FTL_SECTOR);
-              if (!ftl_page_sector_good (v, s))
-                {
-                  kind = SECT_CORRUPT;
-                  f->st.gc_corrupt_copies++;
-                }
-            }
-          r = ftl_stream_reserve (f, stream);
-          if (r < 0)
-            return r;
-          struct oob_entry ent = {
-            .pid = o->pid, .oid = o->oid, .size = o->size, .batch = 0,
-            .lpn = re.lpn, .kind = kind,
-          };
-          ftl_sector_invalidate (f, ppa);
-          ppa_t np;
-          r = ftl_stream_append_owned (f, stream, &ent, buf, re.owner, &np);
-          ftl_map_set (f, o, re.lpn, np);
-          if (f->cfg.mapping_mode != FTL_MAP_RAM)
-            ftl_dftl_gc_moved (f, o, re.lpn);
-          f->st.gc_valid_copies++;
+          r = ftl_gc_copy_sector (f, ppa, stream);
           if (r < 0)
             return r;
         }

@@ -349,6 +349,9 @@ struct ftl_stream
   uint32_t width;             /* open blocks striped over dies */
   uint32_t cursor;            /* which of blocks[] the next page uses */
   uint32_t die_base;          /* first die for this stream's stripe */
+  bool keeps_die;             /* lane d holds only blocks of die d, opened
+                                 by ftl_gc_layout_lane_ready (ftl_gc_layout.c);
+                                 the caller sets cursor to the die */
   uint32_t *blocks;           /* open block per stripe lane, BLOCK_NONE */
   /* the page being filled */
   bool active;
@@ -492,6 +495,9 @@ struct ftl
   struct ftl_stream *streams;
   uint32_t nstreams;
   int role_stream[4];              /* stream index per fixed role */
+  int layout_stream;               /* GC's copies of whole pages, one
+                                      lane per die (ftl_gc_layout.c) */
+  int cold_layout_stream;          /* the same for static wear levelling */
   uint32_t obj_stream_first, obj_stream_count;
 
   /* meta log */
@@ -542,6 +548,10 @@ struct ftl
     uint64_t host_reads, host_writes, host_read_bytes, host_write_bytes;
     uint64_t gc_valid_copies, gc_runs;
     uint64_t gc_corrupt_copies;   /* sectors GC moved marked SECT_CORRUPT */
+    uint64_t gc_layout_kept_pages;   /* whole valid pages GC / WL copied to
+                                        a page of their own die */
+    uint64_t gc_layout_moved_pages;  /* whole valid pages that went to the
+                                        dense stream: no room on their die */
     uint64_t map_hits, map_misses, map_evictions, map_reads, map_writes;
     uint64_t host_read_ops, nand_reads_for_host;
     uint64_t max_nand_reads_per_host_read;
@@ -621,6 +631,13 @@ bool ftl_sector_in_buffer (struct ftl *f, ppa_t ppa, const uint8_t **data,
 void ftl_block_bucket_remove (struct ftl *f, uint32_t b);
 void ftl_block_bucket_insert (struct ftl *f, uint32_t b);
 int ftl_block_alloc (struct ftl *f, uint32_t die, bool for_gc, uint32_t *out);
+/* A free block of `die` only (its most worn one if most_worn, else its
+ * least worn), opened; -ENOSPC if the die has none.  No reserve check:
+ * the caller keeps one. */
+#define FTL_ANY_DIE UINT32_MAX
+int ftl_block_alloc_on_die (struct ftl *f, uint32_t die, bool most_worn,
+                            uint32_t *out);
+void ftl_stream_close_lane (struct ftl *f, int s, uint32_t lane);
 void ftl_block_make_free (struct ftl *f, uint32_t b);
 void ftl_free_heap_push (struct ftl *f, uint32_t die, uint32_t b);
 void ftl_streams_patch_object (struct ftl *f, struct ftl_object *o,
@@ -679,6 +696,17 @@ int ftl_gc_foreground (struct ftl *f);
 int ftl_gc_collect (struct ftl *f, uint32_t nvictims_max, uint32_t want_free,
                 uint64_t budget_ns);
 int ftl_gc_relocate_block (struct ftl *f, uint32_t b, int stream);
+/* ftl_gc.c: copy the valid data sector `ppa` (of an object) into stream
+ * s the way GC does (bytes as stored, SECT_COPY or SECT_CORRUPT, mapping
+ * switched, old copy invalidated). */
+int ftl_gc_copy_sector (struct ftl *f, ppa_t ppa, int s);
+/* ftl_gc_layout.c: whole pages keep their die */
+bool ftl_gc_layout_page_whole (struct ftl *f, uint64_t page);
+int ftl_gc_layout_lane_ready (struct ftl *f, uint32_t die, bool cold,
+                              bool *ready);
+int ftl_gc_layout_copy_page (struct ftl *f, uint64_t page, bool cold,
+                             bool *kept);
+void ftl_gc_layout_close_cold (struct ftl *f);
 int ftl_gc_erase_barrier (struct ftl *f);
 int ftl_gc_erase_block (struct ftl *f, uint32_t b);
 int ftl_gc_erase_pending_all (struct ftl *f);

@@ -61,6 +61,9 @@ ftl_get_stats (ftl_t *f, struct ftl_stats *st, ftl_error *err)
   st->nand_erases = f->nand.erases - f->st.nand_erases0;
   st->gc_valid_copies = f->st.gc_valid_copies;
   st->gc_corrupt_copies = f->st.gc_corrupt_copies;
+  st->gc_layout_kept_pages = f->st.gc_layout_kept_pages;
+  st->gc_layout_moved_pages = f->st.gc_layout_moved_pages;
+  st->wl_migrations = f->st.wl_migrations;
   st->gc_runs = f->st.gc_runs;
   st->map_cache_hits = f->st.map_hits;
   st->map_cache_misses = f->st.map_misses;

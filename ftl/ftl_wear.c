@@ -2,7 +2,9 @@
  * is the free heaps (least-worn free block first, ftl_alloc.c); static
  * levelling here moves the data of the least-worn closed block (cold data)
  * to the cold stream when the erase-count gap exceeds wl_threshold, so
- * that block returns to circulation.  Factory bad blocks are drawn from a
+ * that block returns to circulation.  Whole valid pages keep their die
+ * and their order (ftl_gc_layout.c): the most worn free block of the
+ * victim's own die takes them.  Factory bad blocks are drawn from a
  * seeded generator at format time and recorded in every checkpoint. */
 #include "ftl_internal.h"
 
@@ -79,6 +81,8 @@ ftl_wear_migrate_one (struct ftl *f)
   int r = ftl_gc_relocate_block (f, coldest, f->role_stream[ROLE_COLD]);
   if (r == 0)
     r = ftl_gc_erase_barrier (f);
+  /* the block the victim's whole pages went to holds cold data only */
+  ftl_gc_layout_close_cold (f);
   if (r == 0 && f->blk[coldest].valid == 0)
     r = ftl_gc_erase_block (f, coldest);
   else

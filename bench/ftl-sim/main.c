@@ -62,6 +62,9 @@ usage (FILE *out)
 "  --sofs-csv FILE        one row per case and layout (before, sofs, chain,\n"
 "                         sequential bound); default stdout\n"
 "  --sofs-scale F         sizes and counts of the synthetic cases (1)\n"
+"  --sofs-gc-pressure     also: after the chain plan, random overwrites of\n"
+"                         another object (GC, wear levelling at threshold 4),\n"
+"                         GC keeping the layout and ignoring it\n"
 "  --sofs-edges N         profiler table entries, shared by the streams\n"
 "                         (131072; the drive has 65536)\n"
 "  --sofs-max-reads N     msr: replay the first N reads (all)\n"
@@ -106,7 +109,7 @@ enum
   O_PERDISK, O_TIDLE, O_IDLE_EVERY, O_IDLE_US, O_SEED, O_PRE, O_PREFILL,
   O_PREMAX, O_PRETOL, O_CSV, O_CDF, O_SAMPLE, O_LABEL, O_JSON, O_PROG,
   O_NOPROG, O_HELP, O_FSCK, O_WARM, O_EXOFS, O_SOFS_CASE, O_SOFS_CSV,
-  O_SOFS_SCALE, O_SOFS_EDGES, O_SOFS_MAXR, O_SOFS_MAXO,
+  O_SOFS_SCALE, O_SOFS_GCP, O_SOFS_EDGES, O_SOFS_MAXR, O_SOFS_MAXO,
 };
 
 static const struct option longopts[] = {
@@ -133,7 +136,7 @@ static const struct option longopts[] = {
   { "warmup-ops", 1, 0, O_WARM },
   { "exofs-inode-bytes", 1, 0, O_EXOFS },
   { "sofs-case", 1, 0, O_SOFS_CASE }, { "sofs-csv", 1, 0, O_SOFS_CSV },
-  { "sofs-scale", 1, 0, O_SOFS_SCALE }, { "sofs-edges", 1, 0, O_SOFS_EDGES },
+  { "sofs-scale", 1, 0, O_SOFS_SCALE }, { "sofs-gc-pressure", 0, 0, O_SOFS_GCP }, { "sofs-edges", 1, 0, O_SOFS_EDGES },
   { "sofs-max-reads", 1, 0, O_SOFS_MAXR }, { "sofs-max-obj", 1, 0, O_SOFS_MAXO },
   { 0, 0, 0, 0 },
 };
@@ -227,6 +230,7 @@ parse_args (int argc, char **argv, struct sim_opts *o)
       case O_SOFS_CASE: o->sofs_case = optarg; break;
       case O_SOFS_CSV: o->sofs_csv = optarg; break;
       case O_SOFS_SCALE: o->sofs_scale = atof (optarg); break;
+      case O_SOFS_GCP: o->sofs_gc_pressure = true; break;
       case O_SOFS_EDGES: o->sofs_edges = (uint32_t) atoi (optarg); break;
       case O_SOFS_MAXR: o->sofs_max_reads = strtoull (optarg, NULL, 10); break;
       case O_SOFS_MAXO: r = bench_parse_size (optarg, &o->sofs_max_obj); break;

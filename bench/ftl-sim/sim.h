@@ -70,6 +70,8 @@ struct sim_opts
   double sofs_scale;
   uint64_t sofs_max_reads;    /* msr: reads replayed (0 = all) */
   uint64_t sofs_max_obj;      /* msr: largest object (bytes) */
+  bool sofs_gc_pressure;      /* add rows: chain, then GC pressure, with
+                                 GC keeping / ignoring the layout */
 };
 
 struct sim_counters

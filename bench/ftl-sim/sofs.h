@@ -113,6 +113,10 @@ int sofs_reconfigure (struct sim *s, const struct sofs_trace *t,
                       const struct sofs_graph *pg, enum ftl_plan_kind kind,
                       struct sofs_row *row);
 
+/* sofs_pressure.c: random overwrites of another object filling 60 % of
+ * the drive, twice its size (GC and static wear levelling at work) */
+int sofs_gc_pressure (struct sim *s);
+
 /* sofs_report.c */
 void sofs_csv_header (FILE *f);
 void sofs_emit (FILE *csv, FILE *json, const struct sofs_trace *t,

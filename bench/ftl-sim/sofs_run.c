@@ -213,6 +213,25 @@ sofs_run (const struct sim_opts *o, const struct sofs_trace *t, FILE *csv,
         r = replay (&s, t, NULL, NULL, &after[k]);
       sim_close (&s);
     }
+  /* 2b. the chain plan, then GC pressure, GC keeping the layout or not */
+  struct sofs_row press[2];
+  memset (press, 0, sizeof press);
+  int npress = o->sofs_gc_pressure ? 2 : 0;
+  for (int k = 0; r == 0 && k < npress; k++)
+    {
+      struct sim_opts po = *o;
+      po.cfg.gc_ignores_layout = k == 1;
+      po.cfg.wl_threshold = 4;
+      press[k].layout = k == 0 ? "chain+gc-kept" : "chain+gc-ignored";
+      r = fresh_drive (&s, &po, t, press[k].layout);
+      if (r == 0)
+        r = sofs_reconfigure (&s, t, &pg, FTL_PLAN_CHAIN, &press[k]);
+      if (r == 0)
+        r = sofs_gc_pressure (&s);
+      if (r == 0)
+        r = replay (&s, t, NULL, NULL, &press[k]);
+      sim_close (&s);
+    }
   /* 3. the fully sequential bound */
   uint64_t *boff = NULL;
   if (r == 0)
@@ -231,6 +250,8 @@ sofs_run (const struct sim_opts *o, const struct sofs_trace *t, FILE *csv,
       sofs_emit (csv, json, t, &before, &before, &seq, &pc, &pg);
       for (int k = 0; k < NK; k++)
         sofs_emit (csv, json, t, &after[k], &before, &seq, &pc, &pg);
+      for (int k = 0; k < npress; k++)
+        sofs_emit (csv, json, t, &press[k], &before, &seq, &pc, &pg);
       sofs_emit (csv, json, t, &seq, &before, &seq, &pc, &pg);
       if (csv)
         fflush (csv);

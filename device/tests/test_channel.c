@@ -1200,9 +1200,19 @@ test_profile_apply_relocates (void **state)
   req.stats = &st;
   r = call_cap (f, &req, &f->admin);
   uint64_t moved = 0;
+  int layout_counters = 0;
   for (size_t i = 0; i < r->stats->n_counters; i++)
-    if (strcmp (r->stats->counters[i]->key, "relocated_sectors") == 0)
-      moved = r->stats->counters[i]->value;
+    {
+      const char *key = r->stats->counters[i]->key;
+      if (strcmp (key, "relocated_sectors") == 0)
+        moved = r->stats->counters[i]->value;
+      /* what GC / wear levelling kept of the layout (docs/sofs.md 3.0) */
+      if (strcmp (key, "gc_layout_kept_pages") == 0
+          || strcmp (key, "gc_layout_moved_pages") == 0
+          || strcmp (key, "wl_migrations") == 0)
+        layout_counters++;
+    }
+  assert_int_equal (layout_counters, 3);
   ossd__response__free_unpacked (r, NULL);
   assert_int_equal (moved, UNITS * 2);
   /* laid out: one NAND page per 16 KiB read (flushed: none in a buffer) */

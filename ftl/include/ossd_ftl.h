@@ -107,6 +107,11 @@ struct ftl_config
   uint32_t wl_threshold;      /* static wear levelling erase-count gap */
   uint32_t stripe_width;      /* open host blocks a write stream stripes
                                  over (one per die); 0 = every die */
+  bool gc_ignores_layout;     /* true: GC and static wear levelling pack
+                                 every valid sector densely into their own
+                                 stream (the behaviour before they kept
+                                 whole pages on their die); for comparison
+                                 (docs/sofs.md); not kept in the image */
 };
 
 /* Fill cfg with the documented defaults for `profile` (NULL = "default").
@@ -319,6 +324,12 @@ struct ftl_stats
   uint64_t nand_reads, nand_programs, nand_erases;
   uint64_t gc_valid_copies, gc_runs;
   uint64_t gc_corrupt_copies;              /* moved marked corrupt (data CRC) */
+  /* whole valid data pages GC / static wear levelling copied to a page
+   * of the die they were on (the layout kept: die, channel, the units
+   * sharing the page and their order), and those that had to leave it
+   * (their die had no free block to spare) */
+  uint64_t gc_layout_kept_pages, gc_layout_moved_pages;
+  uint64_t wl_migrations;                  /* static wear levelling moves */
   uint64_t map_cache_hits, map_cache_misses, map_cache_evictions;
   uint64_t map_reads, map_writes;          /* NAND pages for mapping */
   double waf;                              /* nand_programs / host page writes */
