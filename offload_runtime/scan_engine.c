@@ -1258,15 +1258,7 @@ derive (struct scan *sc)
   free (put_datum);
   if (rc < 0)
     return rc;
-  /* a JIT kernel's scan runs the program JIT-compiled too (kept by the
-   * kernel for its next scans); if that fails the C runner gives the same
-   * results */
   sc->bind = ossd_bind_fused;
-  struct ossd_jit_kernel *jk = r->filter.jit ? r->filter.jit : r->map.jit;
-  char why[160];
-  if (jk && kernels && sc->fused.nsteps
-      && ossd_jit_kernel_deform (jk, &sc->fused, &sc->jit_deform, why, sizeof why) == 0)
-    sc->bind = ossd_jit_deform_fn (sc->jit_deform);
   for (uint32_t i = 0; i < sc->ncols; i++)
     out_shape (r, i, &sc->out_tag[i], &sc->out_byval[i]);
   for (uint32_t a = 0; a < r->naggs; a++)
@@ -1281,6 +1273,28 @@ derive (struct scan *sc)
       sc->out_key[c] = true;
     }
   return 0;
+}
+
+/* A JIT kernel's scan of at least JIT_DEFORM_MIN_BLOCKS blocks runs its
+ * bind program JIT-compiled too (jit_deform.c; kept by the kernel for its
+ * next scans).  The compile takes 10-35 ms and saves ~8 ns a tuple
+ * (bench/results/drivescan.txt), so it pays from ~1-4 million tuples; a
+ * smaller scan, or a failed compile, runs ossd_bind_fused, which gives
+ * the same results. */
+#define JIT_DEFORM_MIN_BLOCKS 16384
+
+static void
+choose_bind (struct scan *sc)
+{
+  const struct ossd_scan_request *r = sc->req;
+  struct ossd_jit_kernel *jk = r->filter.jit ? r->filter.jit : r->map.jit;
+  uint64_t blocks = 0;
+  char why[160];
+  for (size_t i = 0; i < sc->nwork; i++)
+    blocks += sc->work[i].count;
+  if (jk && sc->fused.nsteps && blocks >= JIT_DEFORM_MIN_BLOCKS
+      && ossd_jit_kernel_deform (jk, &sc->fused, &sc->jit_deform, why, sizeof why) == 0)
+    sc->bind = ossd_jit_deform_fn (sc->jit_deform);
 }
 
 static void
@@ -1321,6 +1335,7 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
       snprintf (err, errlen, "scan: out of memory");
       goto out;
     }
+  choose_bind (&sc);
   if (nw > sc.nwork)
     nw = sc.nwork ? (uint32_t) sc.nwork : 1;
   ws = calloc (nw, sizeof *ws);

@@ -280,8 +280,9 @@ lineitem_case (const uint16_t *bind, uint32_t nbind, bool lazy, const bool *put)
       run_in_page (&s, &t);
       run_both (&s, t.d, t.len - 1 - rnd (t.len - 1));   /* truncated */
     }
-  print_message ("lineitem (%s numerics): %u tuples bound, %u declined by both\n",
-                 lazy ? "lazy" : "eager", s.bound, s.declined);
+  print_message ("lineitem (%s numerics): %u tuples bound, %u declined by both; "
+                 "compiled in %.2f ms\n", lazy ? "lazy" : "eager", s.bound, s.declined,
+                 ossd_jit_deform_compile_ns (s.jit) / 1e6);
   assert_true (s.bound > 20 && s.declined > 100);
   subject_free (&s);
 }
