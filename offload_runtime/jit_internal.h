@@ -4,6 +4,7 @@
 #ifndef OSSD_JIT_INTERNAL_H
 #define OSSD_JIT_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -86,6 +87,29 @@ struct ossd_jit_code
   LLVMOrcLLJITRef jit;
   ossd_jit_fn fn;
 };
+/* A module being built: its own ThreadSafeContext (so compiles may run
+ * concurrently), the LLJIT's triple and data layout set. */
+struct ossd_jit_module
+{
+  LLVMOrcThreadSafeContextRef tsc;
+  LLVMContextRef cx;
+  LLVMModuleRef mod;
+  const char *triple;          /* the LLJIT's */
+};
+/* The pass pipeline of opt_level (NULL for 0: none). */
+const char *ossd_jit_orc_pipeline (int opt_level);
+/* A fresh LLJIT in code and an empty module `name` for it. */
+int ossd_jit_orc_begin (struct ossd_jit_code *code, struct ossd_jit_module *m, const char *name,
+                        char *err, size_t errlen);
+/* Verifies m's IR, runs pipeline (NULL: none), optionally dumps it. */
+int ossd_jit_orc_optimise (struct ossd_jit_module *m, const char *pipeline, bool dump_ir,
+                           char *err, size_t errlen);
+/* Hands m to the LLJIT (m is consumed) and compiles; *addr = entry's
+ * native address.  On failure code is freed. */
+int ossd_jit_orc_finish (struct ossd_jit_code *code, struct ossd_jit_module *m, const char *entry,
+                         uint64_t *addr, char *err, size_t errlen);
+/* Disposes of an unfinished module and of code. */
+void ossd_jit_orc_abandon (struct ossd_jit_code *code, struct ossd_jit_module *m);
 /* Lifts, optimises and compiles prog; fills stats lift/opt/codegen. */
 int ossd_jit_orc_build (const struct ossd_prog *prog, const struct ossd_jit_cfg *cfg,
                         const struct ossd_jit_options *opt, struct ossd_jit_code *code,
@@ -101,6 +125,11 @@ struct ossd_jit_kernel
   bool cyclic;
   uint64_t max_path;
   struct ossd_jit_stats stats;
+  /* the deforms compiled for this kernel's scans (ossd_jit_kernel_deform),
+   * the newest replacing the oldest; under deform_mu */
+  pthread_mutex_t deform_mu;
+  struct ossd_jit_deform *deforms[OSSD_JIT_KERNEL_DEFORMS];
+  uint32_t deform_next;
 };
 uint64_t ossd_jit_now_ns (void);
 uint64_t ossd_jit_cpu_ns (void);

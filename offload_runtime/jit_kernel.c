@@ -1,12 +1,13 @@
 /* jit_kernel.c - the compiled-kernel object: compile (private program
  * copy, control-flow facts, ORC back end, statistics), run, reference
- * counting; and the run-time support functions generated code calls
+ * counting, the deforms compiled for its scans (jit_deform.c); and the run-time support functions generated code calls
  * (budget fault, the access check with a plain 64-bit signature, the
  * fault reason texts shared with the interpreter's wording). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#define OSSD_SCAN_INTERNAL
 #include "jit_internal.h"
 #include "prog_internal.h"
 
@@ -108,8 +109,10 @@ ossd_jit_compile_opts (const struct ossd_prog *prog, const struct ossd_jit_optio
       return ossd_rt_err (err, errlen, -ENOMEM, "jit: out of memory");
     }
   atomic_init (&k->refs, 1);
+  pthread_mutex_init (&k->deform_mu, NULL);
   if ((rc = ossd_jit_cfg_build (k->prog, &cfg, err, errlen)) < 0)
     {
+      pthread_mutex_destroy (&k->deform_mu);
       ossd_prog_free (k->prog);
       free (k);
       return rc;
@@ -124,6 +127,7 @@ ossd_jit_compile_opts (const struct ossd_prog *prog, const struct ossd_jit_optio
   ossd_jit_cfg_free (&cfg);
   if (rc < 0)
     {
+      pthread_mutex_destroy (&k->deform_mu);
       ossd_prog_free (k->prog);
       free (k);
       return rc;
@@ -178,9 +182,37 @@ ossd_jit_release (struct ossd_jit_kernel *k)
 {
   if (!k || atomic_fetch_sub (&k->refs, 1) != 1)
     return;
+  for (uint32_t i = 0; i < OSSD_JIT_KERNEL_DEFORMS; i++)
+    ossd_jit_deform_release (k->deforms[i]);
+  pthread_mutex_destroy (&k->deform_mu);
   ossd_jit_orc_free (&k->code);
   ossd_prog_free (k->prog);
   free (k);
+}
+
+int
+ossd_jit_kernel_deform (struct ossd_jit_kernel *k, const struct ossd_bind_prog *p,
+                        struct ossd_jit_deform **out, char *err, size_t errlen)
+{
+  /* compiled under the lock: two scans starting together with the same
+   * kernel and program compile once, the second waits a few ms */
+  pthread_mutex_lock (&k->deform_mu);
+  for (uint32_t i = 0; i < OSSD_JIT_KERNEL_DEFORMS; i++)
+    if (k->deforms[i] && ossd_bind_prog_equal (ossd_jit_deform_prog (k->deforms[i]), p))
+      {
+        *out = ossd_jit_deform_retain (k->deforms[i]);
+        pthread_mutex_unlock (&k->deform_mu);
+        return 0;
+      }
+  int rc = ossd_jit_deform_compile (p, out, err, errlen);
+  if (rc == 0)
+    {
+      uint32_t slot = k->deform_next++ % OSSD_JIT_KERNEL_DEFORMS;
+      ossd_jit_deform_release (k->deforms[slot]);
+      k->deforms[slot] = ossd_jit_deform_retain (*out);
+    }
+  pthread_mutex_unlock (&k->deform_mu);
+  return rc;
 }
 
 void

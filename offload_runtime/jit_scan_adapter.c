@@ -55,7 +55,7 @@ interp_exec (void *kernel, struct ossd_kctx *ctx, void *state)
 struct ossd_scan_kernel
 ossd_jit_scan_kernel (struct ossd_jit_kernel *k)
 {
-  return (struct ossd_scan_kernel) { jit_exec, k, state_new, state_free, true };
+  return (struct ossd_scan_kernel) { jit_exec, k, state_new, state_free, true, k };
 }
 
 struct ossd_scan_kernel

@@ -28,6 +28,7 @@
 #define OSSD_SCAN_INTERNAL
 #include "ossd_rt.h"
 #include "ossd_scan.h"
+#include "ossd_jit.h"
 
 #define OSSD_SCAN_BATCH 32          /* blocks per work item */
 #define OSSD_SCAN_MAX_HOST_BLOCKS 256 /* per chunk */
@@ -56,6 +57,9 @@ struct scan
   bool *want;                  /* [natts] */
   struct ossd_deform_plan deform;
   struct ossd_bind_prog fused;  /* deform + bind of the common tuple */
+  ossd_bind_fn bind;           /* runs it: ossd_bind_fused, or the JIT-compiled
+                                * deform of a JIT kernel's scan */
+  struct ossd_jit_deform *jit_deform;  /* that deform's reference */
   bool lazy_numeric;           /* every kernel converts bound numerics itself */
   uint8_t bind_tag[OSSD_KCTX_MAX_COLS];
   uint8_t out_tag[OSSD_SCAN_MAX_OUT];
@@ -767,8 +771,7 @@ process_tuple (struct worker *w, uint32_t target, uint32_t relblock, unsigned of
   if (sc->upto)
     {
       /* the fused program for the common tuple, else the generic path */
-      bound = ossd_bind_fused (&sc->fused, tup, tuplen, w->ctx.col, w->bind_num,
-                               w->datums) == 0;
+      bound = sc->bind (&sc->fused, tup, tuplen, w->ctx.col, w->bind_num, w->datums) == 0;
       if (!bound
           && ossd_deform_planned (&sc->deform, tup, tuplen, w->datums, w->msg,
                                   sizeof w->msg) < 0)
@@ -1255,6 +1258,7 @@ derive (struct scan *sc)
   free (put_datum);
   if (rc < 0)
     return rc;
+  sc->bind = ossd_bind_fused;
   for (uint32_t i = 0; i < sc->ncols; i++)
     out_shape (r, i, &sc->out_tag[i], &sc->out_byval[i]);
   for (uint32_t a = 0; a < r->naggs; a++)
@@ -1269,6 +1273,28 @@ derive (struct scan *sc)
       sc->out_key[c] = true;
     }
   return 0;
+}
+
+/* A JIT kernel's scan of at least JIT_DEFORM_MIN_BLOCKS blocks runs its
+ * bind program JIT-compiled too (jit_deform.c; kept by the kernel for its
+ * next scans).  The compile takes 10-35 ms and saves ~8 ns a tuple
+ * (bench/results/drivescan.txt), so it pays from ~1-4 million tuples; a
+ * smaller scan, or a failed compile, runs ossd_bind_fused, which gives
+ * the same results. */
+#define JIT_DEFORM_MIN_BLOCKS 16384
+
+static void
+choose_bind (struct scan *sc)
+{
+  const struct ossd_scan_request *r = sc->req;
+  struct ossd_jit_kernel *jk = r->filter.jit ? r->filter.jit : r->map.jit;
+  uint64_t blocks = 0;
+  char why[160];
+  for (size_t i = 0; i < sc->nwork; i++)
+    blocks += sc->work[i].count;
+  if (jk && sc->fused.nsteps && blocks >= JIT_DEFORM_MIN_BLOCKS
+      && ossd_jit_kernel_deform (jk, &sc->fused, &sc->jit_deform, why, sizeof why) == 0)
+    sc->bind = ossd_jit_deform_fn (sc->jit_deform);
 }
 
 static void
@@ -1309,6 +1335,7 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
       snprintf (err, errlen, "scan: out of memory");
       goto out;
     }
+  choose_bind (&sc);
   if (nw > sc.nwork)
     nw = sc.nwork ? (uint32_t) sc.nwork : 1;
   ws = calloc (nw, sizeof *ws);
@@ -1380,6 +1407,7 @@ out:
   free (sc.work);
   ossd_deform_plan_free (&sc.deform);
   ossd_bind_prog_free (&sc.fused);
+  ossd_jit_deform_release (sc.jit_deform);
   free (sc.want);
   pthread_mutex_destroy (&sc.sink_mu);
   return rc;

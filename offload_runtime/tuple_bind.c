@@ -30,6 +30,7 @@
 #define OSSD_SCAN_INTERNAL
 #include "ossd_rt.h"
 #include "ossd_scan.h"
+#include "bind_prog_internal.h"
 
 static inline uint32_t
 align_up (uint32_t off, unsigned a)
@@ -100,29 +101,6 @@ ossd_bind_datum (struct ossd_col *c, uint8_t tag, const struct ossd_datum *d,
 }
 
 /* ---- the fused program */
-
-#define WALK UINT32_MAX        /* step.fixed_off: found by walking the tuple */
-
-enum walk_op
-{
-  WALK_NONE,                   /* at its fixed offset from t_hoff */
-  WALK_VARLENA,
-  WALK_VARLENA_SKIP,           /* `count` varlenas that nothing reads */
-  WALK_FIXED,                  /* fixed length, aligned */
-  WALK_CSTRING,
-};
-
-enum sink_op
-{
-  SINK_NONE,
-  SINK_INT,                    /* by value: the sign-extended Datum */
-  SINK_FLOAT4,                 /* by value, widened to float8 bits */
-  SINK_NUMERIC_LAZY,           /* pending struct ossd_numeric */
-  SINK_NUMERIC,                /* converted now */
-  SINK_NAME,                   /* bytes up to the first NUL */
-  SINK_BYTES,                  /* varlena payload, or the by-ref image */
-  SINK_MANY,                   /* several columns and/or the datum: p->sinks */
-};
 
 static uint8_t
 sink_op_of (const struct ossd_scan_attr *a, uint8_t tag, bool lazy_numeric)
@@ -206,6 +184,45 @@ ossd_bind_prog_init (struct ossd_bind_prog *p, const struct ossd_scan_attr *attr
         }
       p->steps[p->nsteps++] = st;
     }
+  return 0;
+}
+
+bool
+ossd_bind_prog_equal (const struct ossd_bind_prog *a, const struct ossd_bind_prog *b)
+{
+  if (a->upto != b->upto || a->fixed_end != b->fixed_end || a->nsteps != b->nsteps
+      || a->nsinks != b->nsinks)
+    return false;
+  for (uint32_t i = 0; i < a->nsteps; i++)
+    {
+      const struct ossd_bind_step *x = &a->steps[i], *y = &b->steps[i];
+      /* field by field: the structs' padding is not part of the program */
+      if (x->fixed_off != y->fixed_off || x->len != y->len || x->align != y->align
+          || x->walk != y->walk || x->sink != y->sink || x->col != y->col || x->tag != y->tag
+          || x->byval != y->byval || x->put_datum != y->put_datum || x->nsinks != y->nsinks
+          || x->attno != y->attno || x->first_sink != y->first_sink || x->count != y->count)
+        return false;
+    }
+  for (uint32_t i = 0; i < a->nsinks; i++)
+    if (a->sinks[i].col != b->sinks[i].col || a->sinks[i].op != b->sinks[i].op
+        || a->sinks[i].tag != b->sinks[i].tag)
+      return false;
+  return true;
+}
+
+int
+ossd_bind_prog_copy (struct ossd_bind_prog *dst, const struct ossd_bind_prog *src)
+{
+  *dst = *src;
+  dst->steps = calloc (src->nsteps ? src->nsteps : 1, sizeof *dst->steps);
+  dst->sinks = calloc (src->nsinks ? src->nsinks : 1, sizeof *dst->sinks);
+  if (!dst->steps || !dst->sinks)
+    {
+      ossd_bind_prog_free (dst);
+      return -ENOMEM;
+    }
+  memcpy (dst->steps, src->steps, src->nsteps * sizeof *dst->steps);
+  memcpy (dst->sinks, src->sinks, src->nsinks * sizeof *dst->sinks);
   return 0;
 }
 

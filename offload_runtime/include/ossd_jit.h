@@ -105,6 +105,31 @@ struct ossd_scan_kernel ossd_jit_scan_kernel (struct ossd_jit_kernel *k);
 /* Same for the interpreter (for benchmarks and differential scans). */
 struct ossd_scan_kernel ossd_interp_scan_kernel (const struct ossd_prog *prog);
 
+/* ---- JIT-compiled deform (jit_deform.c) ----
+ * A scan's fused deform + bind program (struct ossd_bind_prog, built by
+ * ossd_bind_prog_init) compiled into a native function with exactly
+ * ossd_bind_fused's contract: same return code and same outputs on every
+ * tuple (it ignores its first argument).  Reference counted; the function
+ * stays valid while a reference is held.  -E2BIG for a program too long to
+ * unroll, -ENOMEM, -EIO (LLVM): the caller then runs ossd_bind_fused. */
+struct ossd_bind_prog;
+struct ossd_jit_deform;
+int ossd_jit_deform_compile (const struct ossd_bind_prog *p, struct ossd_jit_deform **out,
+                             char *err, size_t errlen);
+ossd_bind_fn ossd_jit_deform_fn (const struct ossd_jit_deform *d);
+/* The program it was compiled from (a private copy). */
+const struct ossd_bind_prog *ossd_jit_deform_prog (const struct ossd_jit_deform *d);
+uint64_t ossd_jit_deform_compile_ns (const struct ossd_jit_deform *d);
+struct ossd_jit_deform *ossd_jit_deform_retain (struct ossd_jit_deform *d);
+void ossd_jit_deform_release (struct ossd_jit_deform *d);
+/* The deform for p compiled with kernel k's scans: the one k keeps from an
+ * earlier scan with an equal program, else compiled now and kept (k keeps
+ * the last OSSD_JIT_KERNEL_DEFORMS programs; a cached kernel thus caches
+ * its deforms).  One reference in *out. */
+#define OSSD_JIT_KERNEL_DEFORMS 4
+int ossd_jit_kernel_deform (struct ossd_jit_kernel *k, const struct ossd_bind_prog *p,
+                            struct ossd_jit_deform **out, char *err, size_t errlen);
+
 /* ---- Cache of compiled kernels, keyed by prog->hash ----
  * An explicit object (no process-wide cache): thread-safe (one mutex;
  * compilation runs outside it, concurrent misses on the same hash compile

@@ -285,6 +285,7 @@ size_t ossd_stripe_local_ranges (uint32_t unit_blocks, uint32_t index,
                                  size_t nheap, struct ossd_block_range *out,
                                  size_t cap);
 
+struct ossd_jit_kernel;
 /* A kernel as the engine sees it: the interpreter, the JIT or a plain C
  * function in tests.  exec returns OSSD_ROW_SKIP/MATCH/TO_HOST, or a
  * negative errno that aborts the scan (the engine names block and line
@@ -301,6 +302,9 @@ struct ossd_scan_kernel
                                 * kernel loads them (the interpreter and the
                                 * JIT do: ossd_rt.h); else the engine binds
                                 * every column converted */
+  struct ossd_jit_kernel *jit; /* set for a JIT kernel (ossd_jit_scan_kernel):
+                                * the engine then JIT-compiles the scan's
+                                * deform too (ossd_jit_kernel_deform) */
 };
 
 /* Type of a map kernel output column (pg_type of the expression).  A map
@@ -765,6 +769,16 @@ void ossd_checksum_cache_note (struct ossd_checksum_cache *c, uint64_t page_id,
  * partial_agg.c, scan_engine.c).  Exposed for the unit tests; pg_ossd
  * does not need them.
  * ===================================================================== */
+/* The signature of ossd_bind_fused (below, internal) and of the
+ * JIT-compiled deform with its contract (ossd_jit.h, ossd_jit_deform_fn). */
+struct ossd_bind_prog;
+struct ossd_col;
+struct ossd_numeric;
+struct ossd_datum;
+typedef int (*ossd_bind_fn) (const struct ossd_bind_prog *p, const uint8_t *tup,
+                             uint32_t tuplen, struct ossd_col *cols,
+                             struct ossd_numeric *nums, struct ossd_datum *datums);
+
 #ifdef OSSD_SCAN_INTERNAL
 
 /* A float4 Datum as kernels and aggregates take it: float8 bits (the
@@ -911,6 +925,10 @@ int ossd_bind_prog_init (struct ossd_bind_prog *p, const struct ossd_scan_attr *
                          uint32_t natts, uint32_t upto, const uint16_t *bind, uint32_t nbind,
                          const uint8_t *bind_tag, bool lazy_numeric, const bool *put_datum);
 void ossd_bind_prog_free (struct ossd_bind_prog *p);
+/* Same program (field by field)?  And a private copy of one (0 or
+ * -ENOMEM; free it with ossd_bind_prog_free). */
+bool ossd_bind_prog_equal (const struct ossd_bind_prog *a, const struct ossd_bind_prog *b);
+int ossd_bind_prog_copy (struct ossd_bind_prog *dst, const struct ossd_bind_prog *src);
 /* Run on one tuple: 0 with cols[], nums[] and the asked datums[] written
  * exactly as ossd_deform_planned + ossd_bind_datum would, or 1 when the
  * tuple needs that generic path (nulls, missing attributes, a toasted,

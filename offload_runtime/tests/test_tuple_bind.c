@@ -7,6 +7,8 @@
  * truncated tuples.  Where the fused program takes a tuple, every column,
  * numeric and datum it writes equals the generic path's; where it declines
  * (returns 1), the generic path gives the row's values or its error.
+ * Every case also runs the JIT-compiled program (jit_deform.c), which must
+ * return what ossd_bind_fused returns and write the same outputs.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +19,8 @@
 #include <cmocka.h>
 
 #include "heap_page_builder.h"
+#include "jit_deform_check.h"
+#include "ossd_jit.h"
 #include "ossd_rt.h"
 
 #define FROZEN OSSD_PG_HEAP_XMIN_FROZEN
@@ -31,6 +35,27 @@ struct bound
   struct ossd_numeric nums[MAXA];
   struct ossd_datum datums[MAXA];
 };
+
+/* The JIT-compiled program (jit_deform.c) on the same tuple: the same
+ * return code as ossd_bind_fused and, when 0, the same outputs
+ * (jit_deform_check.h). */
+static void
+jit_agrees (const struct ossd_bind_prog *bp, const uint8_t *tup, uint32_t tuplen,
+            const struct bound *fb)
+{
+  struct ossd_jit_deform *d;
+  char err[200];
+  int rc = ossd_jit_deform_compile (bp, &d, err, sizeof err);
+  if (rc != 0)
+    fail_msg ("jit deform: %s", err);
+  struct deform_out j;
+  memset (&j, 0, sizeof j);
+  int jrc = ossd_jit_deform_fn (d) (bp, tup, tuplen, j.cols, j.nums, j.datums);
+  ossd_jit_deform_release (d);
+  assert_int_equal (jrc, fb->fused);
+  if (jrc == 0)
+    deform_outputs_equal (bp, fb->cols, fb->nums, fb->datums, j.cols, j.nums, j.datums);
+}
 
 /* Bind columns bind[0..nbind-1] (attnums) and the datums of put[] both
  * ways; asserts the fused result equals the generic one when it is 0. */
@@ -76,6 +101,7 @@ bind_both (const struct ossd_scan_attr *attrs, uint32_t natts, const uint16_t *b
   assert_int_equal (ossd_bind_prog_init (&bp, attrs, natts, upto, bind, nbind, tag, lazy,
                                          put_datum), 0);
   fb.fused = ossd_bind_fused (&bp, tup, tuplen, fb.cols, fb.nums, fb.datums);
+  jit_agrees (&bp, tup, tuplen, &fb);
   ossd_bind_prog_free (&bp);
   assert_true (fb.fused == 0 || fb.fused == 1);
   fb.generic_rc = g.generic_rc;
