@@ -36,6 +36,23 @@
 #define UNIT 8192
 #define HOUR_MS 3600000u
 
+/* A drive image of this test in $TMPDIR (or /tmp), and its key beside it. */
+static void
+image_paths (char *path, size_t pathlen, char *key, size_t keylen,
+             const char *what)
+{
+  const char *dir = getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp";
+  snprintf (path, pathlen, "%s/autoplan-%s-%d.img", dir, what, (int) getpid ());
+  snprintf (key, keylen, "%s.key", path);
+}
+
+static void
+remove_image (const char *path, const char *key)
+{
+  unlink (path);
+  unlink (key);
+}
+
 static ossd_device_t *
 open_drive_on (const char *image)
 {
@@ -199,9 +216,7 @@ static void
 test_profile_survives_restart (void **state)
 {
   char path[256], key[300];
-  const char *dir = getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp";
-  snprintf (path, sizeof path, "%s/autoplan-persist-%d.img", dir, (int) getpid ());
-  snprintf (key, sizeof key, "%s.key", path);
+  image_paths (path, sizeof path, key, sizeof key, "persist");
   ossd_device_t *d = open_drive_on (path);
   ftl_error e = { "" };
   assert_int_equal (ftl_create_partition (ossd_device_ftl (d), PID, &e), 0);
@@ -262,8 +277,7 @@ test_profile_survives_restart (void **state)
   device_persist_counters (d, &pc);
   assert_int_equal (pc.lost, 0);
   ossd_device_close (d);
-  unlink (path);
-  unlink (key);
+  remove_image (path, key);
 }
 
 static double
@@ -278,9 +292,7 @@ static void
 test_idle_drive_sleeps (void **state)
 {
   char path[256], key[300];
-  const char *dir = getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp";
-  snprintf (path, sizeof path, "%s/autoplan-idle-%d.img", dir, (int) getpid ());
-  snprintf (key, sizeof key, "%s.key", path);
+  image_paths (path, sizeof path, key, sizeof key, "idle");
   ossd_device_t *d = open_drive_on (path);
   struct device_persist_counters pc;
   device_persist_counters (d, &pc);
@@ -289,8 +301,7 @@ test_idle_drive_sleeps (void **state)
   usleep (1000 * 1000);
   double used = process_cpu_s () - cpu0;
   ossd_device_close (d);
-  unlink (path);
-  unlink (key);
+  remove_image (path, key);
   /* five 200 ms polls cost microseconds; a spinning thread a whole second */
   if (used > 0.25)
     fail_msg ("an idle drive used %.2f s of CPU in 1 s", used);
