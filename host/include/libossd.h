@@ -84,6 +84,12 @@ struct ossd_connect_opts
 
 int ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
                   ossd_t **out, ossd_error *err);
+/* A handle for a drive that could not be reached (why: what connecting
+ * said): every call on it fails with OSSD_STATUS_TRANSPORT and a message
+ * naming the drive and why, as calls on a drive lost later do.  ossdfs
+ * mounts a RAID-5 array with one drive down this way: its units are
+ * rebuilt from the others (host/ossdfs/parity.c). */
+int ossd_connect_unreachable (const char *uri, const char *why, ossd_t **out);
 /* CLOCK_MONOTONIC in nanoseconds: libossd's clock (timeouts, spinning),
  * for its users' timing too. */
 uint64_t ossd_mono_ns (void);

@@ -70,6 +70,13 @@ ossd_has_master_key (ossd_t *o)
 int
 ossd_mint_capability (ossd_t *o, struct ossd_cap *cap, ossd_error *err)
 {
+  if (o->unreachable)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, ENOTCONN,
+                        "the drive at %s could not be reached: %s", o->uri,
+                        o->unreachable);
+      return -ENOTCONN;
+    }
   if (!o->have_key)
     {
       client_set_error (err, OSSD__STATUS__ERR_PERMISSION, EPERM,

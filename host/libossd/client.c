@@ -387,6 +387,13 @@ client_slots_busy (const ossd_t *o)
 static int
 client_transport_ready (ossd_t *o, ossd_error *err)
 {
+  if (o->unreachable)
+    {
+      client_set_error (err, OSSD_STATUS_TRANSPORT, ENOTCONN,
+                        "the drive at %s could not be reached: %s", o->uri,
+                        o->unreachable);
+      return -1;
+    }
   if (o->reconnecting)
     return 0;
   if (!ossd_transport_lost (o->t))
@@ -812,6 +819,50 @@ client_recv_from (ossd_t *o, struct client_slot *s, uint64_t sequence,
   return 0;
 }
 
+/* A handle's state before it reaches the drive. */
+static int
+client_handle_init (ossd_t *o, const char *uri,
+                    const struct ossd_connect_opts *opts)
+{
+  pthread_condattr_t ca;
+
+  if (opts)
+    o->opts = *opts;
+  if (o->opts.max_slots == 0)
+    o->opts.max_slots = 4;
+  if (o->opts.timeout_ms == 0)
+    o->opts.timeout_ms = 60000;
+  if (!(o->uri = strdup (uri ? uri : "")))
+    return -ENOMEM;
+  pthread_mutex_init (&o->lock, NULL);
+  pthread_condattr_init (&ca);
+  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
+  pthread_cond_init (&o->cond, &ca);
+  pthread_condattr_destroy (&ca);
+  pthread_mutex_init (&o->cap_lock, NULL);
+  o->nonce = random_u64 ();
+  return 0;
+}
+
+int
+ossd_connect_unreachable (const char *uri, const char *why, ossd_t **out)
+{
+  ossd_t *o = calloc (1, sizeof *o);
+
+  *out = NULL;
+  if (!o || client_handle_init (o, uri, NULL) < 0
+      || !(o->unreachable = strdup (why && *why ? why : "unknown reason")))
+    {
+      if (o && o->uri)
+        ossd_disconnect (o);
+      else
+        free (o);
+      return -ENOMEM;
+    }
+  *out = o;
+  return 0;
+}
+
 int
 ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
               ossd_t **out, ossd_error *err)
@@ -821,25 +872,11 @@ ossd_connect (const char *uri, const struct ossd_connect_opts *opts,
   int r;
 
   *out = NULL;
-  if (!o)
-    return -ENOMEM;
-  if (opts)
-    o->opts = *opts;
-  if (o->opts.max_slots == 0)
-    o->opts.max_slots = 4;
-  if (o->opts.timeout_ms == 0)
-    o->opts.timeout_ms = 60000;
-  o->uri = strdup (uri ? uri : "");
-  pthread_mutex_init (&o->lock, NULL);
-  {
-    pthread_condattr_t ca;
-    pthread_condattr_init (&ca);
-    pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
-    pthread_cond_init (&o->cond, &ca);
-    pthread_condattr_destroy (&ca);
-  }
-  pthread_mutex_init (&o->cap_lock, NULL);
-  o->nonce = random_u64 ();
+  if (!o || client_handle_init (o, uri, opts) < 0)
+    {
+      free (o);
+      return -ENOMEM;
+    }
   {
     struct ossd_transport_wait wait = client_transport_wait (o);
     r = ossd_transport_open (uri, &wait, &o->t, why, sizeof why);
@@ -931,6 +968,7 @@ ossd_disconnect (ossd_t *o)
     client_slots_free (o);
   free (o->slots);
   free (o->uri);
+  free (o->unreachable);
   client_caps_free (o);
   pthread_mutex_destroy (&o->lock);
   pthread_cond_destroy (&o->cond);

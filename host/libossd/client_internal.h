@@ -53,6 +53,7 @@ struct ossd
   size_t n_caps;
   bool reconnecting;           /* a thread is replacing t (client_reconnect) */
   uint64_t restarts;           /* reconnects that found the drive restarted */
+  char *unreachable;           /* ossd_connect_unreachable: why every call fails */
   unsigned bare_users;         /* calls using t without a slot (volume, events) */
 };
 

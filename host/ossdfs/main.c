@@ -456,7 +456,19 @@ main (int argc, char **argv)
           copts.key_file = key_file;
         }
       r = ossd_connect (uri, &copts, &fs.drive[d].o, &err);
-      if (r < 0)
+      if (r < 0 && fs.ndrives > 1 && err.status == OSSD_STATUS_TRANSPORT)
+        {
+          /* Maybe a RAID-5 array that runs without it: the labels of the
+           * others say (stripe_check_labels). */
+          fprintf (stderr, "ossdfs: cannot reach drive %u of the array (%s): %s\n",
+                   d, uri, err.msg[0] ? err.msg : strerror (-r));
+          r = ossd_connect_unreachable (uri, err.msg[0] ? err.msg : strerror (-r),
+                                        &fs.drive[d].o);
+          if (r < 0)
+            goto out;
+          fs.drive[d].unreachable = true;
+        }
+      else if (r < 0)
         {
           fprintf (stderr, "ossdfs: cannot reach the drive %s: %s\n", uri,
                    err.msg[0] ? err.msg : strerror (-r));

@@ -158,6 +158,8 @@ struct fs_drive
   _Atomic uint64_t mod_gen;   /* modifying commands finished (flush.c) */
   _Atomic uint64_t flushed_gen;    /* mod_gen covered by the last FLUSH */
   _Atomic bool failed;        /* RAID-5: out of the array (parity.c) */
+  bool unreachable;           /* could not be reached at mount: every
+                                 call on o fails (ossd_connect_unreachable) */
   _Atomic uint64_t restarts_seen;   /* ossd_drive_restarts last looked at */
 };
 

@@ -108,8 +108,11 @@ parity_mount_state (struct fs *fs)
     {
       struct ossd_array_state s;
       ossd_error err = { 0 };
-      int r = ossd_array_state_read (fs->drive[d].o, fs->pid, &s, &err);
+      int r;
 
+      if (fs->drive[d].unreachable)
+        continue;
+      r = ossd_array_state_read (fs->drive[d].o, fs->pid, &s, &err);
       if (r == -ENOENT)
         continue;
       if (r < 0)
@@ -145,6 +148,16 @@ parity_mount_state (struct fs *fs)
               __builtin_popcountll (best.stale_mask));
       return -EIO;
     }
+  /* A drive out of reach now is out of the array from now on: what is
+   * written while it is away makes it stale (rebuild it to bring it back). */
+  for (uint32_t d = 0; d < fs->ndrives; d++)
+    if (fs->drive[d].unreachable && !fs_drive_failed (fs, d))
+      {
+        int r = parity_drive_failed (fs, d, "cannot be reached at mount");
+
+        if (r < 0)
+          return r;
+      }
   return 0;
 }
 

@@ -51,7 +51,8 @@ int
 stripe_check_labels (struct fs *fs, uint64_t want_unit)
 {
   struct ossd_array_label l0 = { 0 }, l;
-  char u0[40], u[40];
+  char u0[40] = "", u[40];
+  uint32_t unreachable = 0, first = UINT32_MAX;
   int r;
 
   fs->geom.unit = OSSD_ARRAY_DEFAULT_UNIT;
@@ -63,6 +64,11 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
       ossd_error err = { 0 };
       const char *uri = fs->drive[d].uri;
 
+      if (fs->drive[d].unreachable)
+        {
+          unreachable++;
+          continue;             /* the others' labels say what it was */
+        }
       r = ossd_array_label_read (fs->drive[d].o, fs->pid, &l, &err);
       if (r == -ENOENT && fs->ndrives == 1)
         return 0;               /* an ordinary one-drive filesystem */
@@ -81,8 +87,9 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
         return drive_fail (fs, d, r, &err, "READ (array label)",
                            OSSD_ARRAY_LABEL_OID);
       ossd_array_uuid_format (l.uuid, u);
-      if (d == 0)
+      if (first == UINT32_MAX)
         {
+          first = d;
           l0 = l;
           memcpy (u0, u, sizeof u);
           if (l.count != fs->ndrives)
@@ -94,8 +101,8 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
         }
       else if (memcmp (l.uuid, l0.uuid, 16) != 0)
         {
-          fs_log (fs, "drive %u (%s) belongs to another array (uuid %s, drive 0's is %s)",
-                  d, uri, u, u0);
+          fs_log (fs, "drive %u (%s) belongs to another array (uuid %s, drive %u's is %s)",
+                  d, uri, u, first, u0);
           return -EINVAL;
         }
       if (l.index != d)
@@ -106,8 +113,8 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
         }
       if (l.count != l0.count || l.unit != l0.unit || l.level != l0.level)
         {
-          fs_log (fs, "drive %u (%s) disagrees with drive 0 about array %s (%s over %u drives, unit %" PRIu64 " against %s, %u, %" PRIu64 ")",
-                  d, uri, u, ossd_array_level_name (l.level), l.count, l.unit,
+          fs_log (fs, "drive %u (%s) disagrees with drive %u about array %s (%s over %u drives, unit %" PRIu64 " against %s, %u, %" PRIu64 ")",
+                  d, uri, first, u, ossd_array_level_name (l.level), l.count, l.unit,
                   ossd_array_level_name (l0.level), l0.count, l0.unit);
           return -EINVAL;
         }
@@ -117,6 +124,17 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
       fs_log (fs, "array %s was created with stripe unit %" PRIu64 ", not --stripe-unit %" PRIu64,
               u0, l0.unit, want_unit);
       return -EINVAL;
+    }
+  if (unreachable && (l0.level != OSSD_ARRAY_RAID5 || unreachable > 1))
+    {
+      for (uint32_t d = 0; d < fs->ndrives; d++)
+        if (fs->drive[d].unreachable)
+          fs_log (fs, "drive %u (%s) cannot be reached", d, fs->drive[d].uri);
+      fs_log (fs, "array %s is %s over %u drives: it cannot be mounted with %u of them out of reach (%s)",
+              u0, ossd_array_level_name (l0.level), l0.count, unreachable,
+              l0.level == OSSD_ARRAY_RAID5 ? "RAID-5 rebuilds one drive, not more"
+              : "only RAID-5 holds what a drive held elsewhere");
+      return -EIO;
     }
   fs->geom.unit = l0.unit;
   fs->geom.level = l0.level;

@@ -308,7 +308,10 @@ super_mount (struct fs *fs)
   uint64_t next = 0, max = 0;
   int r;
 
-  r = ossd_create_partition (fs->o, fs->pid, &err);
+  /* Drive 0 out of reach: only an array that has it already (labelled,
+   * RAID-5) can mount, from the others (stripe_check_labels). */
+  r = fs->drive[0].unreachable ? 0
+    : ossd_create_partition (fs->o, fs->pid, &err);
   if (r < 0 && r != -EEXIST)
     return fs_fail (fs, r, &err, "CREATE PARTITION", 0);
   if ((r = stripe_check_labels (fs, fs->geom.unit)) < 0)
