@@ -9,8 +9,9 @@
  * drive, at ossd.drive_page_cost and ossd.drive_tuple_cost per drive
  * thread, and each row that comes back (estimated by the pushed quals'
  * selectivity, and for a join's probe side by its join filter:
- * ossd_joinpath.c) costs ossd.transfer_tuple_cost on each side: the drive
- * projects and packs it, the host unpacks it and forms the tuple; the
+ * ossd_joinpath.c) costs the drive ossd.drive_transfer_tuple_cost to
+ * project and pack it and the host ossd.transfer_tuple_cost to unpack it
+ * and form the tuple; the
  * other pages cost what a sequential scan would.  Drive and host overlap:
  * the slower of the two is the scan's cost (ossd_cost).
  * ossd.force_offload makes this the only path.
@@ -398,7 +399,7 @@ ossd_drive_qual_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals)
  * split the blocks.  Then the drive and the host work at once, the host
  * taking each chunk of rows as the drive sends it, so the scan takes as
  * long as the slower of the two:
- *	- the drive: ossd_drive_cost, plus ossd.transfer_tuple_cost for each
+ *	- the drive: ossd_drive_cost, plus ossd.drive_transfer_tuple_cost for each
  *	  row it projects and packs into a response;
  *	- the host: a sequential scan of the pages that are not all-visible,
  *	  and for each row the drive sends back ossd.transfer_tuple_cost (the
@@ -469,7 +470,7 @@ ossd_cost(PlannerInfo *root, RelOptInfo *rel, List *device_quals, Path *path,
 		path->rows = clamp_row_est(path->rows / divisor);
 	}
 	host += path->pathtarget->cost.per_tuple * path->rows;
-	drive = ossd_drive_cost_share(rel, share, sent_rows * ossd_transfer_tuple_cost +
+	drive = ossd_drive_cost_share(rel, share, sent_rows * ossd_drive_transfer_tuple_cost +
 								  f * share * tuples * ossd_drive_qual_cost(root, rel, device_quals) +
 								  (join_keys > 0 ? drive_rows * join_keys * cpu_operator_cost : 0.0));
 

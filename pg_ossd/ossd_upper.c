@@ -653,7 +653,7 @@ make_group_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 											f * input_rel->tuples *
 											ossd_drive_qual_cost(root, input_rel,
 																 input_rel->baserestrictinfo) +
-											ossd_transfer_tuple_cost * sent);
+											ossd_drive_transfer_tuple_cost * sent);
 		Cost		host = (1.0 - f) * cheapest->total_cost +
 			(ossd_transfer_tuple_cost + cpu_operator_cost * list_length(aggrefs)) * sent +
 			ngroups * cpu_tuple_cost;

@@ -27,6 +27,7 @@ double		ossd_drive_startup_cost = 150.0;
 double		ossd_drive_page_cost = 0.5;
 double		ossd_drive_tuple_cost = 0.0135;
 double		ossd_transfer_tuple_cost = 0.06;
+double		ossd_drive_transfer_tuple_cost = 0.06;
 double		ossd_drive_call_cost = 0.004;
 double		ossd_drive_inline_call_share = 0.3;
 bool		ossd_force_offload = false;
@@ -212,9 +213,19 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("ossd.transfer_tuple_cost",
-							 "Cost of one row or partial group the drive sends back, to the drive (packing) and to the host (unpacking) each.",
+							 "Cost to the host of one row or partial group the drive sends back (the channel, unpacking, forming the tuple).",
 							 NULL,
 							 &ossd_transfer_tuple_cost,
+							 0.06,
+							 0.0, 1000.0,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("ossd.drive_transfer_tuple_cost",
+							 "Cost to the drive of one row or partial group it sends back (projecting and packing it into a response).",
+							 NULL,
+							 &ossd_drive_transfer_tuple_cost,
 							 0.06,
 							 0.0, 1000.0,
 							 PGC_USERSET,

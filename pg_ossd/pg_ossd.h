@@ -47,6 +47,7 @@ extern double ossd_drive_startup_cost;
 extern double ossd_drive_page_cost;
 extern double ossd_drive_tuple_cost;
 extern double ossd_transfer_tuple_cost;
+extern double ossd_drive_transfer_tuple_cost;
 extern double ossd_drive_call_cost;
 extern double ossd_drive_inline_call_share;
 extern bool ossd_force_offload;

@@ -12,7 +12,7 @@
 -- the GUCs:
 --   startup = drive_startup_cost + cpu_operator_cost * pages
 --   drive   = (f * (pages * drive_page_cost + tuples * drive_tuple_cost)
---              + rows_from_drive * transfer_tuple_cost) / threads
+--              + rows_from_drive * drive_transfer_tuple_cost) / threads
 --   host    = ((1 - f) * (pages + (cpu_tuple_cost + quals) * tuples)
 --              + rows_from_drive * transfer_tuple_cost) / divisor
 --   total   = startup + max(drive, host)
@@ -71,7 +71,7 @@ BEGIN
   drive := (f * (pages * current_setting('ossd.drive_page_cost')::float8
                  + tuples * current_setting('ossd.drive_tuple_cost')::float8
                  + tuples * calls * current_setting('ossd.drive_call_cost')::float8)
-            + rows_drive * current_setting('ossd.transfer_tuple_cost')::float8) / threads;
+            + rows_drive * current_setting('ossd.drive_transfer_tuple_cost')::float8) / threads;
   host := ((1 - f) * (pages * current_setting('seq_page_cost')::float8
                       + (current_setting('cpu_tuple_cost')::float8
                          + nquals * current_setting('cpu_operator_cost')::float8) * tuples)
@@ -136,11 +136,20 @@ SELECT n, plan_shape(format('SELECT id, k FROM cm WHERE id < %s', n)) AS plan
 -- ===================================================================
 SELECT plan_shape('SELECT id, k FROM cm WHERE id < 5000') AS plan;
 SET ossd.transfer_tuple_cost = 0.2;
+SET ossd.drive_transfer_tuple_cost = 0.2;
 SELECT plan_shape('SELECT id, k FROM cm WHERE id < 5000') AS plan;
 SET ossd.force_offload = on;
 SELECT * FROM model_check('SELECT id, k FROM cm WHERE id < 5000');
 RESET ossd.force_offload;
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
+-- each side has its own: the drive's packing alone made dear, the drive
+-- bounds the scan, and the formula follows it
+SET ossd.drive_transfer_tuple_cost = 2;
+SET ossd.force_offload = on;
+SELECT * FROM model_check('SELECT id, k FROM cm WHERE id < 5000');
+RESET ossd.force_offload;
+RESET ossd.drive_transfer_tuple_cost;
 
 -- ===================================================================
 -- the drive's part: ossd.device_workers divides it, ossd.drive_page_cost

@@ -113,6 +113,7 @@ RESET ossd.index_blocks;
 -- and free tuples on the drive make the partial path the cheaper.)
 -- ===================================================================
 SET ossd.transfer_tuple_cost = 1;
+SET ossd.drive_transfer_tuple_cost = 1;
 SET ossd.drive_tuple_cost = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
@@ -133,6 +134,7 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET parallel_leader_participation;
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
 RESET ossd.drive_tuple_cost;
 SET max_parallel_workers_per_gather = 0;
 SELECT parallel_named = (SELECT (regexp_match(string_agg(l, ' '), 'Named by Index: ([0-9]+)'))[1]::int

@@ -152,6 +152,7 @@ RESET work_mem;
 -- here so that the rescanned scan is offloaded
 SET enable_nestloop = on;
 SET ossd.transfer_tuple_cost = 0.001;
+SET ossd.drive_transfer_tuple_cost = 0.001;
 SELECT jf_plan($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LATERAL
                 (SELECT count(*) AS n FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
                  WHERE o.o_custkey = v.x * 7 OFFSET 0) s$$);
@@ -159,6 +160,7 @@ SELECT jf_same($$SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x) CROSS JOIN LAT
                  (SELECT count(*) AS n FROM lineitem l JOIN orders o ON l.l_orderkey = o.o_orderkey
                   WHERE o.o_custkey = v.x * 7 OFFSET 0) s$$);
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
 SET enable_nestloop = off;
 
 -- 13. ossd.join_filter off: no filter planned

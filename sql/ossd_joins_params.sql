@@ -228,6 +228,7 @@ SELECT s.id, (SELECT count(*) FROM ji i WHERE i.w = s.id AND i.id < 15000) FROM 
 -- wins (here and in the rescanned subqueries below, up to the
 -- uncorrelated one)
 SET ossd.transfer_tuple_cost = 0.02;
+SET ossd.drive_transfer_tuple_cost = 0.02;
 EXPLAIN (COSTS OFF)
 SELECT s.id, (SELECT count(*) FROM ji i WHERE i.w = s.id AND i.id < 15000) FROM js s;
 SELECT s.id, (SELECT count(*) FROM ji i WHERE i.w = s.id AND i.id < 15000) FROM js s ORDER BY 1;
@@ -243,6 +244,7 @@ SELECT s.id, (SELECT count(*) FROM jo o WHERE o.k = s.id AND o.id < 250
 SELECT * FROM offload_check($$SELECT s.id, (SELECT count(*) FROM jo o WHERE o.k = s.id AND o.id < 250
                  AND o.id < (SELECT min(i.id) FROM ji i WHERE i.w = o.k + s.id AND i.id > 100)) FROM js s$$);
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
 -- an uncorrelated subquery runs once: forced as usual
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM jo WHERE v > (SELECT avg(w) FROM ji WHERE id < 500);
@@ -251,8 +253,10 @@ SELECT * FROM offload_check($$SELECT count(*) FROM jo WHERE v > (SELECT avg(w) F
 -- ... also inside a correlated one: its level has no outer Params (the
 -- correlated level around it offloaded at the lower transfer cost)
 SET ossd.transfer_tuple_cost = 0.02;
+SET ossd.drive_transfer_tuple_cost = 0.02;
 SELECT * FROM offload_check($$SELECT s.id, (SELECT count(*) FROM jo o WHERE o.k = s.id AND o.v > (SELECT avg(w) FROM ji WHERE id < 500)) FROM js s$$);
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
 -- a correlated subquery under ossd.min_relation_pages = 0 and default
 -- costs: the small side is not worth a channel per row
 RESET ossd.force_offload;

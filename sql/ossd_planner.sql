@@ -88,12 +88,14 @@ SELECT a.id, ss.* FROM d2_a a LEFT JOIN LATERAL
 -- so that the drive aggregates (999 rows are cheaper to aggregate on the
 -- host at the default costs)
 SET ossd.transfer_tuple_cost = 1;
+SET ossd.drive_transfer_tuple_cost = 1;
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT a.id, ss.* FROM d2_a a CROSS JOIN LATERAL
   (SELECT count(*) AS c, sum(b.w) AS s, a.v AS x FROM d2_b b WHERE b.id < 1000) ss ORDER BY 1;
 SELECT a.id, ss.* FROM d2_a a CROSS JOIN LATERAL
   (SELECT count(*) AS c, sum(b.w) AS s, a.v AS x FROM d2_b b WHERE b.id < 1000) ss ORDER BY 1;
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
 
 -- ===================================================================
 -- numeric group keys with a map kernel: one key format for the host

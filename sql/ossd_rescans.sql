@@ -355,12 +355,14 @@ SELECT * FROM offload_check($$SELECT p.k, (SELECT count(*) FROM rs_nul n WHERE n
 -- row beats the seq scan per outer row; offloaded, each loop a scan
 -- ===================================================================
 SET ossd.transfer_tuple_cost = 0.001;
+SET ossd.drive_transfer_tuple_cost = 0.001;
 EXPLAIN (COSTS OFF)
 SELECT p.k, (SELECT count(*) FROM rs_nul n WHERE n.k = p.k AND n.pad > 'a') FROM rs_probe p;
 SELECT p.k, (SELECT count(*) FROM rs_nul n WHERE n.k = p.k AND n.pad > 'a') FROM rs_probe p ORDER BY 1;
 SELECT * FROM offload_check($$SELECT p.k, (SELECT count(*) FROM rs_nul n WHERE n.k = p.k AND n.pad > 'a') FROM rs_probe p$$);
 SELECT * FROM rs_loops($$SELECT p.k, (SELECT count(*) FROM rs_nul n WHERE n.k = p.k AND n.pad > 'a') FROM rs_probe p$$);
 RESET ossd.transfer_tuple_cost;
+RESET ossd.drive_transfer_tuple_cost;
 -- at the default cost the same subquery is a seq scan per row, forced
 -- or not
 EXPLAIN (COSTS OFF)
