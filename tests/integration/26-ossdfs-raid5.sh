@@ -31,6 +31,8 @@ N=4
 in_shell () { local d=$1; shift; if "$@" >"$work/step.log" 2>&1; then tap_ok "$d"; else tap_not_ok "$d" "$(tail -3 "$work/step.log" | tr '\n' ' ')"; fi; }
 # md5 of every file of the mount (but the writer's, checked on its own)
 sums () { (cd "$mnt" && find . -type f ! -name wal | sort | xargs md5sum); }
+# every file of the mount as recorded in $1 (sums), else the first differences
+sums_equal () { if [ "$(sums)" = "$1" ]; then tap_ok "$2"; else tap_not_ok "$2" "$(diff <(echo "$1") <(sums) | head -5)"; fi; }
 json_get () { python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
 
 in_shell "4 drives start, each its own nbdkit" array_start $N 1G
@@ -168,7 +170,7 @@ grep -q "not unmounted cleanly: checking the parity of every row" "$work/ossdfs.
   && tap_ok "the mount after the crash resyncs the parity ($(grep -o 'parity resync: .*' "$work/ossdfs.log" | tail -1))" \
   || tap_not_ok "the mount after the crash resyncs the parity" "$(tail -3 "$work/ossdfs.log")"
 rm -f "$mnt/scratch"
-[ "$(sums)" = "$sum_written" ] && tap_ok "every file as before the crash" || tap_not_ok "every file as before the crash" "$(diff <(echo "$sum_written") <(sums) | head -5)"
+sums_equal "$sum_written" "every file as before the crash"
 in_shell "unmount" fs_umount
 out=$(array_ctl array fsck 2>&1)
 case $out in "array fsck: clean (4 drives, "*) tap_ok "array fsck after the crash and resync: clean" ;; *) tap_not_ok "array fsck after the crash and resync is clean" "$out" ;; esac
@@ -196,8 +198,7 @@ kill -0 $wpid 2>/dev/null && [ "$now" -ge $((before + 400)) ] \
 kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
 layout=$(getfattr --only-values -n user.ossd.layout "$mnt/big" 2>/dev/null)
 case $layout in *" out=2 "*) tap_ok "the layout names the drive that is out (out=2)" ;; *) tap_not_ok "the layout names the drive that is out" "$layout" ;; esac
-[ "$(sums)" = "$sum_written" ] && tap_ok "degraded: every file reads back (drive 2's units rebuilt from the others)" \
-  || tap_not_ok "degraded: every file reads back" "$(diff <(echo "$sum_written") <(sums) | head -5)"
+sums_equal "$sum_written" "degraded: every file reads back (drive 2's units rebuilt from the others)"
 out=$(python3 "$writer" check "$mnt/wal" "$work/acks" 2>&1)
 [ $? = 0 ] && tap_ok "degraded: every acknowledged record of the writer reads back: $out" || tap_not_ok "degraded: every acknowledged record reads back" "$out"
 python3 - "$mnt" "$work/ref" <<'PY' >"$work/degraded.log" 2>&1
@@ -239,8 +240,7 @@ in_shell "mount with drive 2 down" fs_mount
 grep -q "cannot reach drive 2 of the array" "$work/ossdfs.log" && grep -q "drive 2 .* is out of date .*mounted degraded" "$work/ossdfs.log" \
   && tap_ok "ossdfs mounts with drive 2 out of reach: degraded (the others' array state)" \
   || tap_not_ok "ossdfs mounts with drive 2 out of reach" "$(tail -3 "$work/ossdfs.log")"
-[ "$(sums)" = "$sum_degraded" ] && tap_ok "drive 2 down at mount: every file reads back (rebuilt from the others)" \
-  || tap_not_ok "drive 2 down at mount: every file reads back" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+sums_equal "$sum_degraded" "drive 2 down at mount: every file reads back (rebuilt from the others)"
 in_shell "unmount" fs_umount
 
 # ---- the stale drive back: mounted degraded, never read ---------------------------
@@ -250,8 +250,7 @@ in_shell "remount with drive 2 back" fs_mount
 grep -q "drive 2 .* is out of date .*mounted degraded" "$work/ossdfs.log" \
   && tap_ok "the mount knows drive 2 is out of date (the array state on the others)" \
   || tap_not_ok "the mount knows drive 2 is out of date" "$(tail -2 "$work/ossdfs.log")"
-[ "$(sums)" = "$sum_degraded" ] && tap_ok "every file as written while degraded (the stale drive is not read)" \
-  || tap_not_ok "every file as written while degraded" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+sums_equal "$sum_degraded" "every file as written while degraded (the stale drive is not read)"
 in_shell "unmount" fs_umount
 out=$(array_ctl array fsck 2>&1); rc=$?
 [ $rc = 1 ] && case $out in *"degraded"*"rebuild"*) true ;; *) false ;; esac \
@@ -276,14 +275,12 @@ case $out in "array fsck: clean (4 drives, "*"parity rows checked: "*) tap_ok "a
 in_shell "remount" fs_mount
 grep -c "out of date" "$work/ossdfs.log" | grep -q '^2$' && tap_ok "the mount after the rebuild is not degraded" \
   || tap_not_ok "the mount after the rebuild is not degraded" "$(tail -2 "$work/ossdfs.log")"
-[ "$(sums)" = "$sum_degraded" ] && tap_ok "every file as written, now read from all 4 drives" \
-  || tap_not_ok "every file as written after the rebuild" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+sums_equal "$sum_degraded" "every file as written, now read from all 4 drives"
 out=$(python3 "$writer" check "$mnt/wal" "$work/acks" 2>&1)
 [ $? = 0 ] && tap_ok "every acknowledged record of the writer, after the rebuild: $out" || tap_not_ok "every acknowledged record after the rebuild" "$out"
 # and drive 2 holds its share again: lose another drive, read everything
 array_drive_kill 3
-[ "$(sums)" = "$sum_degraded" ] && tap_ok "with drive 3 gone instead, every file reads back (drive 2's rebuilt units are right)" \
-  || tap_not_ok "with drive 3 gone instead, every file reads back" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+sums_equal "$sum_degraded" "with drive 3 gone instead, every file reads back (drive 2's rebuilt units are right)"
 in_shell "unmount" fs_umount
 ok_if "drive 3 restarts" array_drive_restart 3
 ok_if "drive 3 answers" array_drive_wait_ready 3
@@ -297,8 +294,7 @@ for _ in $(seq 100); do grep -q "drive 0 .* failed" "$work/ossdfs.log" && break;
 grep -q "drive 0 .* failed .*the array runs degraded" "$work/ossdfs.log" \
   && tap_ok "kill -9 of drive 0: ossdfs takes it out and runs degraded" \
   || tap_not_ok "kill -9 of drive 0: ossdfs takes it out and runs degraded" "$(tail -2 "$work/ossdfs.log")"
-[ "$(sums)" = "$sum_degraded" ] && tap_ok "drive 0 gone: every file reads back" \
-  || tap_not_ok "drive 0 gone: every file reads back" "$(diff <(echo "$sum_degraded") <(sums) | head -5)"
+sums_equal "$sum_degraded" "drive 0 gone: every file reads back"
 if mkdir "$mnt/d0" && echo metadata-on-drive-1 >"$mnt/d0/f" && sync "$mnt/d0/f" \
    && mv "$mnt/new" "$mnt/d0/new" && rm "$mnt/tiny" && ln -s d0/f "$mnt/link" \
    && [ "$(cat "$mnt/link")" = metadata-on-drive-1 ]; then
@@ -336,8 +332,7 @@ in_shell "mount with drive 1 down (the array was clean)" fs_mount
 grep -q "drive 1 .* failed (cannot be reached at mount): the array runs degraded" "$work/ossdfs.log" \
   && tap_ok "drive 1 out of reach at mount: taken out, the array runs degraded" \
   || tap_not_ok "drive 1 out of reach at mount: taken out" "$(tail -3 "$work/ossdfs.log")"
-[ "$(sums)" = "$sum_d0" ] && tap_ok "drive 1 down at mount: every file reads back" \
-  || tap_not_ok "drive 1 down at mount: every file reads back" "$(diff <(echo "$sum_d0") <(sums) | head -5)"
+sums_equal "$sum_d0" "drive 1 down at mount: every file reads back"
 layout=$(getfattr --only-values -n user.ossd.layout "$mnt/big" 2>/dev/null)
 case $layout in *" out=1 "*) tap_ok "the layout names drive 1 out (out=1)" ;; *) tap_not_ok "the layout names drive 1 out" "$layout" ;; esac
 if head -c 300000 /dev/urandom >"$mnt/while-out" && sync "$mnt/while-out"; then
@@ -369,7 +364,6 @@ out=$(array_ctl array fsck 2>&1)
 case $out in "array fsck: clean (4 drives, "*"parity rows checked: "*) tap_ok "array fsck after rebuilding drive 1: $out" ;;
   *) tap_not_ok "array fsck after rebuilding drive 1 is clean" "$out" ;; esac
 in_shell "remount" fs_mount
-[ "$(sums)" = "$sum_d1" ] && tap_ok "after the rebuild of drive 1: every file as written, the one written while it was out too" \
-  || tap_not_ok "after the rebuild of drive 1: every file as written" "$(diff <(echo "$sum_d1") <(sums) | head -5)"
+sums_equal "$sum_d1" "after the rebuild of drive 1: every file as written, the one written while it was out too"
 in_shell "unmount" fs_umount
 tap_done
