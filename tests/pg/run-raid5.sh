@@ -19,6 +19,9 @@
 #    from the others); CHECKPOINT succeeds; pgbench's invariant (accounts,
 #    tellers and branches sum to the history's deltas) holds offloaded and
 #    not; pg_amcheck (heap and every B-tree, heapallindexed) is clean;
+#  - drive 1 still down at the next mount: ossdfs mounts degraded from the
+#    other two, and Q1/Q6 (offloaded = off, drive 1 sent no SCAN) and the
+#    invariant hold;
 #  - drive 1 back with its stale image: ossdfs mounts degraded (the array
 #    state says drive 1 is out of date), pg_ossd still scans only drives 0
 #    and 2, and the answers (pgbench's rows changed after the kill among
@@ -229,9 +232,25 @@ b=$(drive_blocks "$ex" 1)
   || tap_not_ok "degraded: the offloaded scan of pgbench_accounts sends no SCAN to drive 1" "$(echo "$ex" | tr '\n' ' ')"
 amcheck_ok degraded
 
-# -- drive 1 back on its stale image: mounted degraded, never scanned
+# -- drive 1 still down when ossdfs mounts: degraded from the other two
 ok_if "stop PostgreSQL" pg_stop
 ok_if "unmount ossdfs" fs_umount
+n=$(loglines "$work/ossdfs.log")
+ok_if "mount ossdfs with drive 1 down" fs_mount --kernel-group postgres
+tail -n +"$((n + 1))" "$work/ossdfs.log" | grep -q "cannot reach drive 1 of the array" \
+  && tail -n +"$((n + 1))" "$work/ossdfs.log" | grep -q "drive 1 .* is out of date .*mounted degraded" \
+  && tap_ok "ossdfs mounts with drive 1 out of reach: degraded" \
+  || tap_not_ok "ossdfs mounts with drive 1 out of reach" "$(tail -3 "$work/ossdfs.log" | tr '\n' ' ')"
+pglog_from=$(( $(loglines "$work/pgsock/pg.log") + 1 ))
+ok_if "PostgreSQL starts with drive 1 down" pg_start
+queries_match "drive 1 down at mount"
+scans_ok "drive 1 down at mount" 1
+invariant_ok "drive 1 down at mount"
+ok_if "stop PostgreSQL" pg_stop
+pglog_clean "drive 1 down at mount" "$pglog_from"
+ok_if "unmount ossdfs" fs_umount
+
+# -- drive 1 back on its stale image: mounted degraded, never scanned
 ok_if "drive 1 restarts on its (stale) image" array_drive_restart 1 "${drive_access[@]}"
 chmod 755 "$work/run1"
 ok_if "drive 1 answers" array_drive_wait_ready 1 30
