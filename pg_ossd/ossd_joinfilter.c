@@ -272,9 +272,10 @@ ossd_joinfilter_false_pass(double tuples, double distinct)
  * a filtered scan waits for the hash table (see the file header), giving
  * up the drive's head start while the table is built.  The one join
  * known to drop nearly nothing is a foreign key into a whole table: an
- * inner join on a key proven unique on the build side, whose table is
- * hashed without a qual, estimated to keep nine in ten of the scan's rows
- * (TPC-H Q14: lineitem into part).  Elsewhere the filter is sent: a
+ * inner join, or a right join (the build side's unmatched rows kept), on a
+ * key proven unique on the build side, whose table is hashed without a
+ * qual, estimated to keep nine in ten of the scan's rows (TPC-H Q14:
+ * lineitem into part; Q13: orders into customer).  Elsewhere the filter is sent: a
  * filtered or derived build side may drop most rows whatever the estimate
  * says (an estimate made without statistics says 1).
  */
@@ -283,8 +284,10 @@ join_filter_pays(HashJoin *hj, Plan *outer, Plan *hash)
 {
 	Plan	   *build = outerPlan(hash);
 	bool		whole_table;
+	double		matched;
 
-	if (hj->join.jointype != JOIN_INNER || !hj->join.inner_unique ||
+	if ((hj->join.jointype != JOIN_INNER && hj->join.jointype != JOIN_RIGHT) ||
+		!hj->join.inner_unique ||
 		hj->join.joinqual != NIL || build == NULL || build->qual != NIL)
 		return true;
 	if (IsA(build, SeqScan))
@@ -304,8 +307,15 @@ join_filter_pays(HashJoin *hj, Plan *outer, Plan *hash)
 	}
 	else
 		whole_table = false;
-	return !whole_table ||
-		hj->join.plan.plan_rows < JF_MIN_DROPPED_KEEP * outer->plan_rows;
+	/*
+	 * The probe rows that join.  A right join's estimate is the larger of
+	 * those and the build side's rows (every one is kept): when it is not
+	 * above the build side's, it says nothing of the probe rows.
+	 */
+	matched = hj->join.plan.plan_rows;
+	if (hj->join.jointype == JOIN_RIGHT && matched <= build->plan_rows)
+		matched = 0;
+	return !whole_table || matched < JF_MIN_DROPPED_KEEP * outer->plan_rows;
 }
 
 static void

@@ -343,6 +343,10 @@ SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN jf_all_orders a ON l.l_ord
 SELECT jf_same($$SELECT l.l_orderkey, l.l_linenumber FROM lineitem l JOIN jf_all_orders a ON l.l_orderkey = a.k$$);
 SELECT jf_plan($$SELECT count(*) FROM lineitem l JOIN jf_all_orders a ON l.l_orderkey = a.k
                 WHERE a.k < 1000$$);
+-- the same as an outer join that keeps every key (TPC-H Q13's customers
+-- LEFT JOIN orders): a Hash Right Join, no filter either
+SELECT jf_plan($$SELECT count(l.l_orderkey) FROM jf_all_orders a LEFT JOIN lineitem l ON l.l_orderkey = a.k$$);
+SELECT jf_same($$SELECT a.k, l.l_linenumber FROM jf_all_orders a LEFT JOIN lineitem l ON l.l_orderkey = a.k$$);
 DROP TABLE jf_all_orders;
 RESET ossd.force_offload;
 RESET max_parallel_workers_per_gather;
