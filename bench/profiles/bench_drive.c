@@ -145,13 +145,15 @@ do_scan (ossd_t *o, uint64_t mib, uint32_t workers, const char *label)
     }
   ossd_prog_free (prog);
 
-  Ossd__Scan scan = OSSD__SCAN__INIT;
+  Ossd__Scan scan;
   Ossd__ScanTarget target = OSSD__SCAN_TARGET__INIT, *targetp = &target;
   Ossd__ObjectId obj = OSSD__OBJECT_ID__INIT;
   Ossd__BlockRange range = OSSD__BLOCK_RANGE__INIT, *rangep = &range;
   Ossd__ScanAttr attr[LI_NATTS], *attrp[LI_NATTS];
   uint32_t referenced[1] = { 1 };
 
+  /* (OSSD__SCAN__INIT's oneof initialiser draws -Wmissing-braces) */
+  ossd__scan__init (&scan);
   obj.pid = PID;
   obj.oid = OID;
   range.start = 0;
