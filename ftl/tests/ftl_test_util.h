@@ -52,6 +52,29 @@ fill_pattern (uint8_t *buf, size_t len, uint64_t oid, uint64_t off,
     }
 }
 
+/* The FTL tests' LCG (Knuth's MMIX constants): advance *s, return its
+ * top 31 bits. */
+static inline uint32_t
+test_lcg (uint64_t *s)
+{
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t) (*s >> 33);
+}
+
+/* perm[0..n) = 0..n-1 in a random order drawn from *s (Fisher-Yates). */
+static inline void
+test_shuffle (uint32_t *perm, uint32_t n, uint64_t *s)
+{
+  for (uint32_t i = 0; i < n; i++)
+    perm[i] = i;
+  for (uint32_t i = n; i > 1; i--)
+    {
+      uint32_t j = test_lcg (s) % i, t = perm[i - 1];
+      perm[i - 1] = perm[j];
+      perm[j] = t;
+    }
+}
+
 static inline void
 expect_fsck_clean (ftl_t *f)
 {

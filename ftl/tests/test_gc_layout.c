@@ -21,13 +21,6 @@
 #define OTHER_SECTORS 16384     /* 64 MiB overwritten at random */
 #define SCAN_READ (64 * 1024)
 
-static uint64_t
-rng (uint64_t *s)
-{
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 33;
-}
-
 static void
 layout_config (struct ftl_config *c, bool ignore_layout)
 {
@@ -138,14 +131,7 @@ run_case (bool ignore_layout, struct layout_figures *planned,
   uint8_t buf[UNIT];
   uint32_t perm[UNITS];
   uint64_t x = 5;
-  for (uint32_t i = 0; i < UNITS; i++)
-    perm[i] = i;
-  for (uint32_t i = UNITS; i > 1; i--)
-    {
-      uint32_t j = (uint32_t) (rng (&x) % i), t = perm[i - 1];
-      perm[i - 1] = perm[j];
-      perm[j] = t;
-    }
+  test_shuffle (perm, UNITS, &x);
   uint64_t other_next = 0;
   for (uint32_t i = 0; i < UNITS; i++)
     {
@@ -170,7 +156,7 @@ run_case (bool ignore_layout, struct layout_figures *planned,
   uint64_t seed = 77;
   for (int i = 0; i < 3 * OTHER_SECTORS; i++)
     {
-      uint64_t s = rng (&seed) % OTHER_SECTORS;
+      uint64_t s = test_lcg (&seed) % OTHER_SECTORS;
       fill_pattern (buf, 4096, OTHER, s * 4096, 3);
       assert_int_equal (ftl_write (f, PID, OTHER, s * 4096, buf, 4096, &e), 0);
       if (i % 2 == 0)

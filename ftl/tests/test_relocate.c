@@ -25,15 +25,7 @@ write_scattered (ftl_t *f)
   uint8_t buf[UNIT];
   uint32_t perm[UNITS];
   uint64_t x = 99;
-  for (uint32_t i = 0; i < UNITS; i++)
-    perm[i] = i;
-  for (uint32_t i = UNITS; i > 1; i--)
-    {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      uint32_t j = (uint32_t) ((x >> 33) % i), t = perm[i - 1];
-      perm[i - 1] = perm[j];
-      perm[j] = t;
-    }
+  test_shuffle (perm, UNITS, &x);
   assert_int_equal (ftl_create_object (f, PID, OID, &e), 0);
   assert_int_equal (ftl_create_object (f, PID, OTHER, &e), 0);
   for (uint32_t i = 0; i < UNITS; i++)
@@ -221,8 +213,7 @@ child_relocate (const char *path, struct shared *sh, uint64_t seed)
       /* a new random order each pass: the layout keeps changing */
       for (uint32_t i = UNITS; i > 1; i--)
         {
-          seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-          uint32_t j = (uint32_t) ((seed >> 33) % i);
+          uint32_t j = test_lcg (&seed) % i;
           uint64_t t = order[i - 1];
           order[i - 1] = order[j];
           order[j] = t;
