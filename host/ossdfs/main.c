@@ -460,10 +460,11 @@ main (int argc, char **argv)
         {
           /* Maybe a RAID-5 array that runs without it: the labels of the
            * others say (stripe_check_labels). */
+          const char *why = err.msg[0] ? err.msg : strerror (-r);
+
           fprintf (stderr, "ossdfs: cannot reach drive %u of the array (%s): %s\n",
-                   d, uri, err.msg[0] ? err.msg : strerror (-r));
-          r = ossd_connect_unreachable (uri, err.msg[0] ? err.msg : strerror (-r),
-                                        &fs.drive[d].o);
+                   d, uri, why);
+          r = ossd_connect_unreachable (uri, why, &fs.drive[d].o);
           if (r < 0)
             goto out;
           fs.drive[d].unreachable = true;

@@ -119,11 +119,10 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
           return -EINVAL;
         }
     }
-  if (want_unit && want_unit != l0.unit)
+  if (first == UINT32_MAX)
     {
-      fs_log (fs, "array %s was created with stripe unit %" PRIu64 ", not --stripe-unit %" PRIu64,
-              u0, l0.unit, want_unit);
-      return -EINVAL;
+      fs_log (fs, "none of the %u drives of the array can be reached", fs->ndrives);
+      return -EIO;
     }
   if (unreachable && (l0.level != OSSD_ARRAY_RAID5 || unreachable > 1))
     {
@@ -135,6 +134,12 @@ stripe_check_labels (struct fs *fs, uint64_t want_unit)
               l0.level == OSSD_ARRAY_RAID5 ? "RAID-5 rebuilds one drive, not more"
               : "only RAID-5 holds what a drive held elsewhere");
       return -EIO;
+    }
+  if (want_unit && want_unit != l0.unit)
+    {
+      fs_log (fs, "array %s was created with stripe unit %" PRIu64 ", not --stripe-unit %" PRIu64,
+              u0, l0.unit, want_unit);
+      return -EINVAL;
     }
   fs->geom.unit = l0.unit;
   fs->geom.level = l0.level;
