@@ -54,17 +54,8 @@ read_text_xattr(const char *path, const char *name, char *buf, size_t cap)
 	return true;
 }
 
-static void
-segment_path(Relation rel, int segno, char *path, size_t cap)
-{
-	char	   *base = relpathbackend(rel->rd_node, InvalidBackendId, MAIN_FORKNUM);
-
-	if (segno == 0)
-		snprintf(path, cap, "%s", base);
-	else
-		snprintf(path, cap, "%s.%d", base, segno);
-	pfree(base);
-}
+StaticAssertDecl(OSSD_SEGMENT_MAX_DRIVES == OSSD_ARRAY_MAX_DRIVES,
+				 "an OssdSegment holds a capability for every drive of an array");
 
 /*
  * Parse layout text into a palloc'd OssdArray; NULL for the one-drive
@@ -116,27 +107,26 @@ array_from_layout(const char *text, const char *what, bool noerror)
 }
 
 /*
- * The array segment `segno` of the relation's main fork is striped over,
- * or NULL when it lives on one drive.  uri0 is the segment's
- * user.ossd.device, which must be the array's drive 0.
+ * The array segment `segno` of the relation's main fork is striped over
+ * (seg, from ossd_segment_lookup), or NULL when it lives on one drive.
+ * Its user.ossd.device must be the array's drive 0.
  */
 OssdArray *
-ossd_segment_array(Relation rel, int segno, const char *uri0)
+ossd_segment_array(Relation rel, int segno, const OssdSegment *seg)
 {
 	char		path[MAXPGPATH];
-	char		text[8192];
 	OssdArray  *a;
 
-	segment_path(rel, segno, path, sizeof(path));
-	if (!read_text_xattr(path, "user.ossd.layout", text, sizeof(text)))
+	if (seg->layout == NULL)
 		return NULL;
-	a = array_from_layout(text, path, false);
-	if (a && strcmp(a->uris[0], uri0) != 0)
+	ossd_segment_path(rel, segno, path, sizeof(path));
+	a = array_from_layout(seg->layout, path, false);
+	if (a && strcmp(a->uris[0], seg->uri) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the stripe layout of \"%s\" does not start with its device", path),
 				 errdetail("user.ossd.device is \"%s\", the layout's drive 0 \"%s\".",
-						   uri0, a->uris[0])));
+						   seg->uri, a->uris[0])));
 	return a;
 }
 
@@ -210,7 +200,7 @@ ossd_array_segment_capability(Relation rel, int segno, int drive, ossd_t *o)
 		ossd_segment_capability(rel, segno, o);
 		return;
 	}
-	segment_path(rel, segno, path, sizeof(path));
+	ossd_segment_path(rel, segno, path, sizeof(path));
 	snprintf(name, sizeof(name), "user.ossd.cap.%d", drive);
 	(void) ossd_add_capability_from(o, path, name);
 }

@@ -281,6 +281,79 @@ ossd_create_scan_state(CustomScan *cscan)
  * The reader thread
  * ---------------------------------------------------------------------
  */
+/*
+ * Read the next chunk of rd's stream into the queue.  Returns true when
+ * the stream has more; false at its end or on an error (then s->failed).
+ * The queue must have room.
+ */
+static bool
+reader_take_one(OssdStreamReader *rd)
+{
+	OssdStreamCtx *s = rd->ctx;
+	Ossd__Response *resp = NULL;
+	ossd_error	err;
+	bool		last;
+	int			r;
+
+	memset(&err, 0, sizeof(err));
+	r = ossd_stream_next(rd->stream, &resp, &err);
+
+	pthread_mutex_lock(&s->mu);
+	if (r < 0)
+	{
+		/* one drive failing ends the whole scan */
+		if (!s->failed)
+		{
+			s->failed = true;
+			s->status = err.status;
+			if (s->nreaders > 1)
+				snprintf(s->errmsg, sizeof(s->errmsg), "drive %d of the array: %s", rd->drive,
+						 err.msg[0] ? err.msg : "unknown channel error");
+			else
+				snprintf(s->errmsg, sizeof(s->errmsg), "%s",
+						 err.msg[0] ? err.msg : "unknown channel error");
+		}
+		if (resp)
+			ossd__response__free_unpacked(resp, NULL);
+		s->done = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		return false;
+	}
+	if (resp == NULL)
+	{
+		if (--s->nlive == 0)
+			s->done = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		return false;
+	}
+	s->bytes += ossd__response__get_packed_size(resp);
+	s->chunks++;
+	last = resp->scan == NULL || resp->scan->last;
+	s->q[(s->head + s->count) % OSSD_QUEUE_CAP] = resp;
+	s->qdrive[(s->head + s->count) % OSSD_QUEUE_CAP] = rd->drive;
+	s->count++;
+	if (last && --s->nlive == 0)
+		s->done = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return !last;
+}
+
+/* Close rd's stream, telling a backend waiting for it. */
+static void
+reader_close(OssdStreamReader *rd)
+{
+	OssdStreamCtx *s = rd->ctx;
+
+	ossd_stream_close(rd->stream);
+	pthread_mutex_lock(&s->mu);
+	rd->stream = NULL;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
 static void *
 reader_main(void *arg)
 {
@@ -291,72 +364,75 @@ reader_main(void *arg)
 	ossd_thread_abandon_wait = (volatile bool *) &s->cancel;
 	for (;;)
 	{
-		Ossd__Response *resp = NULL;
-		ossd_error	err;
 		bool		stop;
-		bool		last;
-		int			r;
 
 		pthread_mutex_lock(&s->mu);
 		while (s->count >= s->qcap && !s->cancel)
 			pthread_cond_wait(&s->cv, &s->mu);
 		stop = s->cancel;
 		pthread_mutex_unlock(&s->mu);
-		if (stop)
-			break;
-
-		memset(&err, 0, sizeof(err));
-		r = ossd_stream_next(rd->stream, &resp, &err);
-
-		pthread_mutex_lock(&s->mu);
-		if (r < 0)
-		{
-			/* one drive failing ends the whole scan */
-			if (!s->failed)
-			{
-				s->failed = true;
-				s->status = err.status;
-				if (s->nreaders > 1)
-					snprintf(s->errmsg, sizeof(s->errmsg), "drive %d of the array: %s", rd->drive,
-							 err.msg[0] ? err.msg : "unknown channel error");
-				else
-					snprintf(s->errmsg, sizeof(s->errmsg), "%s",
-							 err.msg[0] ? err.msg : "unknown channel error");
-			}
-			if (resp)
-				ossd__response__free_unpacked(resp, NULL);
-			s->done = true;
-			pthread_cond_broadcast(&s->cv);
-			pthread_mutex_unlock(&s->mu);
-			break;
-		}
-		if (resp == NULL)
-		{
-			if (--s->nlive == 0)
-				s->done = true;
-			pthread_cond_broadcast(&s->cv);
-			pthread_mutex_unlock(&s->mu);
-			break;
-		}
-		s->bytes += ossd__response__get_packed_size(resp);
-		s->chunks++;
-		last = resp->scan == NULL || resp->scan->last;
-		s->q[(s->head + s->count) % OSSD_QUEUE_CAP] = resp;
-		s->qdrive[(s->head + s->count) % OSSD_QUEUE_CAP] = rd->drive;
-		s->count++;
-		if (last && --s->nlive == 0)
-			s->done = true;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		if (last)
+		if (stop || !reader_take_one(rd))
 			break;
 	}
-	ossd_stream_close(rd->stream);
-	pthread_mutex_lock(&s->mu);
-	rd->stream = NULL;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	reader_close(rd);
 	return NULL;
+}
+
+/*
+ * Start the reader threads of streams readers[from..nreaders).  Signals
+ * stay with the backend's own thread.
+ */
+static void
+start_reader_threads(OssdStreamCtx *s, int from)
+{
+	sigset_t	all,
+				old;
+	int			i;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = from; i < s->nreaders; i++)
+	{
+		OssdStreamReader *rd = &s->readers[i];
+
+		if (pthread_create(&rd->thread, NULL, reader_main, rd) == 0)
+			rd->thread_started = true;
+		else
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (i < s->nreaders)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start the pg_ossd stream reader thread")));
+}
+
+/*
+ * A scan of one drive reads its chunks in the backend itself while they
+ * are small: most small scans (a rescan, a chunk of a parallel scan, a
+ * selective filter, a drive-side aggregate's groups and last chunk) end
+ * within OSSD_INLINE_READ_BYTES, and a thread would cost more than they do
+ * (~50-100 us to start and hand over).  Past that the stream's reader
+ * thread takes over, to read the next chunk while the backend works on
+ * this one.
+ */
+#define OSSD_INLINE_READ_BYTES (64 * 1024)
+
+static void
+read_chunk_inline(OssdStreamCtx *s)
+{
+	OssdStreamReader *rd = &s->readers[0];
+
+	if (!reader_take_one(rd))
+	{
+		s->read_inline = false;
+		reader_close(rd);
+	}
+	else if (s->bytes >= OSSD_INLINE_READ_BYTES)
+	{
+		s->read_inline = false;
+		start_reader_threads(s, 0);
+	}
 }
 
 /* A context for up to nreaders streams, none started yet. */
@@ -735,11 +811,10 @@ add_host_block(OssdScanState *ss, BlockNumber blk)
 typedef struct SegPlan
 {
 	int			segno;
-	uint64		pid;
-	uint64		oid;
 	List	   *ranges;			/* of Ossd__BlockRange * */
 	int			nblocks;
 	StringInfo	tids;			/* tuple_offsets for the ranges, or NULL */
+	OssdSegment seg;			/* its lookup, with the capabilities */
 } SegPlan;
 
 /*
@@ -817,7 +892,8 @@ fill_constant_args(List *consts, Ossd__Scan *sc)
 
 /*
  * The drive scans an object only with a capability for it: ossdfs grants
- * one per segment file as its permissions allow (ossd_relation.c).
+ * one per segment file as its permissions allow (ossd_relation.c), given
+ * with the segment's lookup or, from an older ossdfs, asked for here.
  */
 static void
 attach_segment_capabilities(Relation rel, List *segs, int drive, ossd_t *o)
@@ -825,7 +901,14 @@ attach_segment_capabilities(Relation rel, List *segs, int drive, ossd_t *o)
 	ListCell   *lc;
 
 	foreach(lc, segs)
-		ossd_array_segment_capability(rel, ((SegPlan *) lfirst(lc))->segno, drive, o);
+	{
+		SegPlan    *sp = lfirst(lc);
+
+		if (sp->seg.caps_known)
+			(void) ossd_add_capability_text_quietly(o, sp->seg.caps[drive]);
+		else
+			ossd_array_segment_capability(rel, sp->segno, drive, o);
+	}
 }
 
 /*
@@ -926,16 +1009,15 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	Relation	rel = ss->css.ss.ss_currentRelation;
 	TupleDesc	tupdesc = RelationGetDescr(rel);
 	Ossd__Request req = OSSD__REQUEST__INIT;
-	Ossd__Scan sc = OSSD__SCAN__INIT;
+	Ossd__Scan	sc;
 	ListCell   *lc;
 	int			i;
 	int			d;
 	int			ndrives;
 	uint64	   *drive_blocks;
 	OssdStreamCtx *s;
-	sigset_t	all,
-				old;
 
+	ossd__scan__init(&sc);
 	sc.n_targets = list_length(segs);
 	sc.targets = palloc(sizeof(Ossd__ScanTarget *) * sc.n_targets);
 	i = 0;
@@ -949,8 +1031,8 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 
 		ossd__scan_target__init(t);
 		ossd__object_id__init(id);
-		id->pid = sp->pid;
-		id->oid = sp->oid;
+		id->pid = sp->seg.pid;
+		id->oid = sp->seg.oid;
 		t->obj = id;
 		t->segment_blocks = RELSEG_SIZE;
 		t->first_block = sp->segno * RELSEG_SIZE;
@@ -1086,22 +1168,10 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 		for (d = 0; d < ndrives; d++)
 			ss->array->blocks[d] += drive_blocks[d];
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < s->nreaders; i++)
-	{
-		OssdStreamReader *rd = &s->readers[i];
-
-		if (pthread_create(&rd->thread, NULL, reader_main, rd) == 0)
-			rd->thread_started = true;
-		else
-			break;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (i < s->nreaders)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("could not start the pg_ossd stream reader thread")));
+	if (s->nreaders == 1)
+		s->read_inline = true;
+	else
+		start_reader_threads(s, 0);
 	return true;
 }
 
@@ -1139,32 +1209,29 @@ ossd_scan_blocks(OssdScanState *ss, BlockNumber lo, BlockNumber hi)
 		}
 		if (to_drive && (sp == NULL || sp->segno != segno))
 		{
-			uint64		pid,
-						oid,
-						size;
-			char	   *uri;
-
-			sp = NULL;
+			sp = palloc0(sizeof(SegPlan));
 			cur = NULL;
-			if (ossd_segment_object(rel, segno, &uri, &pid, &oid, &size) &&
-				(ss->uri == NULL || strcmp(ss->uri, uri) == 0))
+			if (ossd_segment_lookup(rel, segno, &sp->seg) &&
+				(ss->uri == NULL || strcmp(ss->uri, sp->seg.uri) == 0))
 			{
 				if (ss->uri == NULL)
 				{
-					ss->uri = uri;
+					ss->uri = sp->seg.uri;
 					/* every segment of the relation is on the same drives */
-					ss->array = ossd_segment_array(rel, segno, uri);
+					ss->array = ossd_segment_array(rel, segno, &sp->seg);
 				}
-				sp = palloc0(sizeof(SegPlan));
 				sp->segno = segno;
-				sp->pid = pid;
-				sp->oid = oid;
 				segs = lappend(segs, sp);
 				/* never past the object's end as the drive sees it */
-				if (size / BLCKSZ < (uint64) RELSEG_SIZE)
-					sp->nblocks = (int) (size / BLCKSZ);
+				if (sp->seg.size / BLCKSZ < (uint64) RELSEG_SIZE)
+					sp->nblocks = (int) (sp->seg.size / BLCKSZ);
 				else
 					sp->nblocks = RELSEG_SIZE;
+			}
+			else
+			{
+				pfree(sp);
+				sp = NULL;
 			}
 		}
 		if (to_drive && (sp == NULL || sp->segno != segno ||
@@ -1507,6 +1574,9 @@ take_chunk(OssdScanState *ss, bool wait)
 		bool		failed = false;
 		char		msg[600];
 
+		/* no thread yet: the queue is the backend's alone */
+		if (s->read_inline && wait && s->count == 0)
+			read_chunk_inline(s);
 		pthread_mutex_lock(&s->mu);
 		if (s->count > 0)
 		{

@@ -61,7 +61,10 @@ typedef struct OssdJoinFilterInstr
 	char		skipped[64];	/* why a build sent nothing, or "" */
 } OssdJoinFilterInstr;
 
-/* One stream of a scan: one drive's SCAN, read by its own thread */
+/*
+ * One stream of a scan: one drive's SCAN, read by its own thread (a
+ * one-drive scan's first small chunks by the backend, read_inline)
+ */
 typedef struct OssdStreamReader
 {
 	struct OssdStreamCtx *ctx;
@@ -94,6 +97,7 @@ typedef struct OssdStreamCtx
 	char		errmsg[600];
 	uint64		bytes;			/* packed response bytes received */
 	uint64		chunks;
+	bool		read_inline;	/* the backend reads chunks itself */
 	int			nreaders;
 	OssdStreamReader readers[FLEXIBLE_ARRAY_MEMBER];
 } OssdStreamCtx;
@@ -242,7 +246,9 @@ extern void ossd_agg_rescan(OssdScanState *ss);
 extern void ossd_agg_explain(OssdScanState *ss, List *dpcontext, struct ExplainState *es);
 
 /* ossd_array.c */
-extern OssdArray *ossd_segment_array(Relation rel, int segno, const char *uri0);
+struct OssdSegment;
+extern OssdArray *ossd_segment_array(Relation rel, int segno,
+									  const struct OssdSegment *seg);
 extern void ossd_array_target(const OssdArray *a, int drive, Ossd__ScanTarget *t);
 extern bool ossd_array_block_out(const OssdArray *a, uint32 segblk);
 extern uint64 ossd_array_drive_blocks(const OssdArray *a, int drive,

@@ -42,15 +42,15 @@ PG_FUNCTION_INFO_V1(ossd_get_priority);
 
 /* The path of segment segno of rel's main fork, or NULL past its last. */
 static char *
-segment_path(Relation rel, int segno)
+existing_segment_path(Relation rel, int segno)
 {
-	char	   *base = relpathbackend(rel->rd_node, InvalidBackendId, MAIN_FORKNUM);
-	char	   *path = segno == 0 ? base : psprintf("%s.%d", base, segno);
+	char		path[MAXPGPATH];
 	struct stat st;
 
+	ossd_segment_path(rel, segno, path, sizeof(path));
 	if (stat(path, &st) < 0)
 		return NULL;
-	return path;
+	return pstrdup(path);
 }
 
 /* Open relid for the priority functions: on an ossd tablespace, with files */
@@ -103,7 +103,7 @@ ossd_set_priority(PG_FUNCTION_ARGS)
 	value[1] = '\0';
 	for (segno = 0;; segno++)
 	{
-		char	   *path = segment_path(rel, segno);
+		char	   *path = existing_segment_path(rel, segno);
 
 		if (path == NULL)
 			break;
@@ -124,7 +124,7 @@ ossd_get_priority(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	Relation	rel = open_drive_relation(relid);
-	char	   *path = segment_path(rel, 0);
+	char	   *path = existing_segment_path(rel, 0);
 	char		buf[8];
 	ssize_t		n;
 

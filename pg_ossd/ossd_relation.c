@@ -8,9 +8,10 @@
  * user.ossd.pid and user.ossd.device (the drive's URI).  A tablespace is an
  * "ossd tablespace" when its directory carries user.ossd.device; the answer
  * is cached per tablespace for the life of the backend.  Segment files are
- * looked up again for every scan (a getxattr served from ossdfs' memory), so
- * a relfilenode change (TRUNCATE, VACUUM FULL) can never leave a stale
- * mapping behind.
+ * looked up again for every scan, so a relfilenode change (TRUNCATE,
+ * VACUUM FULL) or a drive taken out of an array can never leave a stale
+ * mapping behind: one getxattr of user.ossd.scan, served from ossdfs'
+ * memory, gives the object, its layout and its capabilities at once.
  *
  * Connections to drives are kept per URI for the life of the backend.
  * Every wait on a drive ends after ossd.timeout_ms, and sooner on a query
@@ -22,7 +23,8 @@
  *
  * The drive checks a capability on every command (docs/security.md);
  * this backend holds no key, so it asks ossdfs, which grants what the
- * file permissions allow: user.ossd.cap on each segment file before it is
+ * file permissions allow: the "cap" lines of user.ossd.scan (or
+ * user.ossd.cap, from an older ossdfs) on each segment file before it is
  * scanned, and user.ossd.kernelcap on the tablespace directory (granted
  * to ossdfs' --kernel-group) for kernel deploy and remove.
  *
@@ -209,36 +211,122 @@ ossd_relation_on_drive(Relation rel, char **uri)
 }
 
 /*
- * The object behind segment `segno` of the relation's main fork.  Returns
- * false when the segment file does not exist or has no ossd attributes.
+ * The path of segment `segno` of the relation's main fork, into path.
  */
-bool
-ossd_segment_object(Relation rel, int segno, char **uri, uint64 *pid,
-					uint64 *oid, uint64 *size)
+void
+ossd_segment_path(Relation rel, int segno, char *path, size_t cap)
 {
 	char	   *base = relpathbackend(rel->rd_node, InvalidBackendId, MAIN_FORKNUM);
+
+	if (segno == 0)
+		snprintf(path, cap, "%s", base);
+	else
+		snprintf(path, cap, "%s.%d", base, segno);
+	pfree(base);
+}
+
+/*
+ * Fill seg from user.ossd.scan: "name value" lines (oid, pid, device,
+ * layout, cap, cap.D).  Names it does not know are skipped, so a newer
+ * ossdfs may add lines.  False when one of oid, pid and device is missing.
+ */
+static bool
+parse_scan_xattr(char *text, OssdSegment *seg)
+{
+	bool		have_oid = false,
+				have_pid = false;
+	char	   *line = text;
+
+	while (line && *line)
+	{
+		char	   *next = strchr(line, '\n');
+		char	   *value;
+
+		if (next)
+			*next++ = '\0';
+		value = strchr(line, ' ');
+		if (value)
+		{
+			*value++ = '\0';
+			if (strcmp(line, "oid") == 0)
+			{
+				seg->oid = strtoull(value, NULL, 10);
+				have_oid = true;
+			}
+			else if (strcmp(line, "pid") == 0)
+			{
+				seg->pid = strtoull(value, NULL, 10);
+				have_pid = true;
+			}
+			else if (strcmp(line, "device") == 0)
+				seg->uri = pstrdup(value);
+			else if (strcmp(line, "layout") == 0)
+				seg->layout = pstrdup(value);
+			else if (strcmp(line, "cap") == 0)
+				seg->caps[0] = pstrdup(value);
+			else if (strncmp(line, "cap.", 4) == 0)
+			{
+				char	   *end;
+				unsigned long d = strtoul(line + 4, &end, 10);
+
+				if (*end == '\0' && end != line + 4 && d < OSSD_SEGMENT_MAX_DRIVES)
+					seg->caps[d] = pstrdup(value);
+			}
+		}
+		line = next;
+	}
+	seg->caps_known = true;
+	return have_oid && have_pid && seg->uri != NULL;
+}
+
+/*
+ * What a scan of segment `segno` of the relation's main fork needs: its
+ * object, size, layout and (from ossdfs' user.ossd.scan, one FUSE round
+ * trip) the capabilities ossdfs grants this backend for it.  An ossdfs
+ * without user.ossd.scan is asked name by name, and then the capabilities
+ * are fetched at stream start (seg->caps_known false).  Returns false when
+ * the segment file does not exist or has no ossd attributes.
+ */
+bool
+ossd_segment_lookup(Relation rel, int segno, OssdSegment *seg)
+{
 	char		path[MAXPGPATH];
 	char		buf[MAXPGPATH];
 	struct stat st;
+	ssize_t		n;
+	char	   *text;
 
-	if (segno == 0)
-		snprintf(path, sizeof(path), "%s", base);
-	else
-		snprintf(path, sizeof(path), "%s.%d", base, segno);
-	pfree(base);
-
+	memset(seg, 0, sizeof(*seg));
+	ossd_segment_path(rel, segno, path, sizeof(path));
 	if (stat(path, &st) < 0)
 		return false;
-	*size = (uint64) st.st_size;
+	seg->size = (uint64) st.st_size;
+
+	text = palloc(OSSD_SCAN_XATTR_MAX + 1);
+	n = getxattr(path, "user.ossd.scan", text, OSSD_SCAN_XATTR_MAX);
+	if (n >= 0)
+	{
+		text[n] = '\0';
+		return parse_scan_xattr(text, seg);
+	}
+	pfree(text);
+	if (errno != ENODATA && errno != ENOTSUP)
+		return false;
+
 	if (!read_xattr(path, "user.ossd.oid", buf, sizeof(buf)))
 		return false;
-	*oid = strtoull(buf, NULL, 10);
+	seg->oid = strtoull(buf, NULL, 10);
 	if (!read_xattr(path, "user.ossd.pid", buf, sizeof(buf)))
 		return false;
-	*pid = strtoull(buf, NULL, 10);
+	seg->pid = strtoull(buf, NULL, 10);
 	if (!read_xattr(path, "user.ossd.device", buf, sizeof(buf)))
 		return false;
-	*uri = pstrdup(buf);
+	seg->uri = pstrdup(buf);
+	text = palloc(OSSD_SCAN_XATTR_MAX + 1);
+	if (read_xattr(path, "user.ossd.layout", text, OSSD_SCAN_XATTR_MAX + 1))
+		seg->layout = text;
+	else
+		pfree(text);
 	return true;
 }
 
@@ -308,15 +396,22 @@ ossd_add_kernel_capability(ossd_t *o, const char *uri)
 void
 ossd_segment_capability(Relation rel, int segno, ossd_t *o)
 {
-	char	   *base = relpathbackend(rel->rd_node, InvalidBackendId, MAIN_FORKNUM);
 	char		path[MAXPGPATH];
 
-	if (segno == 0)
-		snprintf(path, sizeof(path), "%s", base);
-	else
-		snprintf(path, sizeof(path), "%s.%d", base, segno);
-	pfree(base);
+	ossd_segment_path(rel, segno, path, sizeof(path));
 	(void) ossd_add_capability_from(o, path, "user.ossd.cap");
+}
+
+/*
+ * Add capability text (a "cap" line of user.ossd.scan) to o; false when it
+ * does not parse or has expired (the drive will then say what is missing).
+ */
+bool
+ossd_add_capability_text_quietly(ossd_t *o, const char *text)
+{
+	ossd_error	err;
+
+	return text != NULL && ossd_add_capability_text(o, text, &err) == 0;
 }
 
 /*

@@ -71,8 +71,24 @@ struct ossd;
 extern bool ossd_tablespace_device(Oid spcoid, char **uri);
 extern int	ossd_tablespace_drives(Oid spcoid);
 extern bool ossd_relation_on_drive(Relation rel, char **uri);
-extern bool ossd_segment_object(Relation rel, int segno, char **uri,
-								uint64 *pid, uint64 *oid, uint64 *size);
+
+/* What a scan start needs of one segment file (ossd_segment_lookup). */
+#define OSSD_SEGMENT_MAX_DRIVES 64	/* OSSD_ARRAY_MAX_DRIVES */
+#define OSSD_SCAN_XATTR_MAX 16383	/* user.ossd.scan, as ossdfs serves it */
+typedef struct OssdSegment
+{
+	uint64		pid;
+	uint64		oid;
+	uint64		size;			/* of the file */
+	char	   *uri;			/* user.ossd.device: drive 0's */
+	char	   *layout;			/* user.ossd.layout, or NULL */
+	bool		caps_known;		/* caps[] came with the lookup */
+	char	   *caps[OSSD_SEGMENT_MAX_DRIVES];	/* capability text per drive,
+												 * NULL: none granted */
+} OssdSegment;
+extern void ossd_segment_path(Relation rel, int segno, char *path, size_t cap);
+extern bool ossd_segment_lookup(Relation rel, int segno, OssdSegment *seg);
+extern bool ossd_add_capability_text_quietly(struct ossd *o, const char *text);
 extern struct ossd *ossd_get_connection(const char *uri);
 extern struct ossd *ossd_try_connection(const char *uri, bool *busy);
 extern void ossd_segment_capability(Relation rel, int segno, struct ossd *o);

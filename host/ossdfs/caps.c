@@ -14,10 +14,13 @@
  * On an array each drive checks capabilities under its own key:
  * user.ossd.cap.D and user.ossd.kernelcap.D are drive D's (the names
  * without a suffix are drive 0's).
+ * user.ossd.scan (xattr.c) carries the object's capability for every
+ * drive of the array in its "cap" and "cap.D" lines (caps_scan_lines).
  * Both expire after --cap-ttl-s seconds (default 3600); pg_ossd asks
  * again for each scan.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,6 +41,17 @@ caller_in_group (fuse_req_t req, gid_t gid)
     if (groups[i] == gid)
       return true;
   return false;
+}
+
+/* Whether the caller may deploy and remove kernels: root and the members
+ * of --kernel-group. */
+static bool
+ctx_may_deploy (struct fs *fs, fuse_req_t req)
+{
+  const struct fuse_ctx *ctx = fuse_req_ctx (req);
+
+  return ctx->uid == 0
+    || (fs->kernel_group_set && caller_in_group (req, fs->kernel_gid));
 }
 
 /* The rights the caller's credentials give on ip's object. */
@@ -62,11 +76,30 @@ file_rights (fuse_req_t req, const struct inode *ip)
   return r;
 }
 
+/* A capability for ip's object on drive d with the given rights, in text
+ * form, into buf.  Returns its length, or a negative errno. */
+static int
+caps_format_file (struct fs *fs, struct inode *ip, uint32_t d, uint32_t rights,
+                  char *buf, size_t cap)
+{
+  struct ossd_cap c = { 0 };
+  int n;
+
+  c.pid = fs->pid;
+  c.rights = rights;
+  c.oid = ip->oid;
+  c.version = ip->cap_version;
+  c.expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
+  if (ossd_mint_capability (fs->drive[d].o, &c, NULL) < 0)
+    return -EACCES;            /* mounted without the key, or drive lost */
+  n = ossd_cap_format (&c, buf, cap);
+  return n < 0 ? -ERANGE : n;
+}
+
 int
 caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
             const char *name, char *buf, size_t cap)
 {
-  const struct fuse_ctx *ctx = fuse_req_ctx (req);
   struct ossd_cap c = { 0 };
   bool kernel;
   int n;
@@ -89,27 +122,52 @@ caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
     }
   else if (*base)
     return 0;
-  c.pid = fs->pid;
-  if (kernel)
+  if (!kernel)
     {
-      if (ctx->uid != 0
-          && !(fs->kernel_group_set && caller_in_group (req, fs->kernel_gid)))
-        return -EACCES;
-      c.rights = OSSD_RIGHT_KERNEL;
-    }
-  else
-    {
+      uint32_t rights;
+
       if (!S_ISREG (ip->d.mode))
         return -ENODATA;
-      c.rights = file_rights (req, ip);
-      if (c.rights == 0)
+      rights = file_rights (req, ip);
+      if (rights == 0)
         return -EACCES;
-      c.oid = ip->oid;
-      c.version = ip->cap_version;
+      return caps_format_file (fs, ip, d, rights, buf, cap);
     }
+  if (!ctx_may_deploy (fs, req))
+    return -EACCES;
+  c.pid = fs->pid;
+  c.rights = OSSD_RIGHT_KERNEL;
   c.expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
   if (ossd_mint_capability (fs->drive[d].o, &c, NULL) < 0)
     return -EACCES;            /* mounted without the key */
   n = ossd_cap_format (&c, buf, cap);
   return n < 0 ? -ERANGE : n;
+}
+
+int
+caps_scan_lines (struct fs *fs, fuse_req_t req, struct inode *ip,
+                 char *buf, size_t cap)
+{
+  uint32_t rights = file_rights (req, ip);
+  size_t len = 0;
+
+  if (rights == 0)
+    return 0;
+  for (uint32_t d = 0; d < fs->ndrives; d++)
+    {
+      char text[OSSD_CAP_TEXT_MAX + 1];
+      int n = caps_format_file (fs, ip, d, rights, text, sizeof text);
+      int w;
+
+      if (n < 0)
+        continue;               /* that drive checks, and says what is missing */
+      if (d == 0)
+        w = snprintf (buf + len, cap - len, "cap %s\n", text);
+      else
+        w = snprintf (buf + len, cap - len, "cap.%u %s\n", d, text);
+      if (w < 0 || (size_t) w >= cap - len)
+        return -ERANGE;
+      len += (size_t) w;
+    }
+  return (int) len;
 }

@@ -76,7 +76,9 @@ usage (FILE *f)
 "\n"
 "Extended attributes user.ossd.oid, user.ossd.pid and user.ossd.device\n"
 "name the object behind a file, user.ossd.layout where its stripes are\n"
-"(\"raid0 n=N unit=BYTES [uuid=U] drives=URI,...\"); user.ossd.stats is the mount's counters\n"
+"(\"raid0 n=N unit=BYTES [uuid=U] drives=URI,...\"); user.ossd.scan gives those four\n"
+"and the caller's capabilities in one read, a \"name value\" line each (pg_ossd\n"
+"reads it at every scan start).  user.ossd.stats is the mount's counters\n"
 "(set it to anything to reset them).  user.ossd.priority (regular files, 0..7,\n"
 "default 4) is the file's I/O priority on its drives: the owner or root may set\n"
 "it (docs/qos.md).  Unmount with fusermount3 -u MOUNTPOINT.\n");

@@ -596,6 +596,12 @@ int xattr_load (struct inode *ip, Ossd__Attribute *const *attrs, size_t n);
  * the caller may not have one, or 0 when name is neither. */
 int caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
                 const char *name, char *buf, size_t cap);
+/* The "cap TEXT" line (drive 0) and a "cap.D TEXT" line for each other
+ * drive of the array that grants one, for user.ossd.scan, into buf
+ * (ip->lock held).  Returns their length: 0 when the caller's permissions
+ * give no rights on the file, -ERANGE when buf is too small. */
+int caps_scan_lines (struct fs *fs, fuse_req_t req, struct inode *ip,
+                     char *buf, size_t cap);
 void xattr_free (struct inode *ip);
 
 static inline struct fs *

@@ -16,8 +16,12 @@
  * directories too) is the mount's layout in the same form: the drives a
  * tablespace directory's files go to (pg_ossd deploys kernels to each).
  * user.ossd.cap and user.ossd.kernelcap hand the caller a capability
- * (caps.c).  user.ossd.priority (regular files, the one writable name) is
- * the file's I/O priority on its drives (priority.c, docs/qos.md). */
+ * (caps.c).  user.ossd.scan (regular files) is what a scan of the file
+ * needs in one round trip: "oid", "pid", "device" and "layout" lines
+ * with those attributes' values, then the caller's "cap" (and "cap.D")
+ * lines; pg_ossd reads it at every scan start instead of five names.
+ * user.ossd.priority (regular files, the one writable name) is the
+ * file's I/O priority on its drives (priority.c, docs/qos.md). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -132,6 +136,31 @@ synth (struct fs *fs, struct inode *ip, const char *name, char *buf,
   if (strcmp (name, "user.ossd.array") == 0)
     return stripe_layout_text (fs, buf, cap);
   return -1;
+}
+
+/* user.ossd.scan of regular file ip, into buf (ip->lock held): one
+ * "name value" line per attribute a scan start reads. */
+static int
+scan_xattr (struct fs *fs, fuse_req_t req, struct inode *ip, char *buf,
+            size_t cap)
+{
+  int len, n;
+
+  if (!S_ISREG (ip->d.mode))
+    return -ENODATA;
+  len = snprintf (buf, cap, "oid %" PRIu64 "\npid %" PRIu64 "\ndevice %s\nlayout ",
+                  ip->oid, fs->pid, fs->uri);
+  if (len < 0 || (size_t) len >= cap)
+    return -ERANGE;
+  n = stripe_layout_text (fs, buf + len, cap - len);
+  if (n < 0 || (size_t) (len + n + 1) >= cap)
+    return -ERANGE;
+  len += n;
+  buf[len++] = '\n';
+  n = caps_scan_lines (fs, req, ip, buf + len, cap - len);
+  if (n < 0)
+    return n;
+  return len + n;
 }
 
 static bool
@@ -292,7 +321,7 @@ fsop_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
   struct fs *fs = req_fs (req);
   struct inode *ip;
   struct xattr *x;
-  char sbuf[4096];
+  char sbuf[16384];
   const void *val = NULL;
   size_t len = 0;
   int r, n;
@@ -311,6 +340,14 @@ fsop_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
   pthread_mutex_lock (&ip->lock);
   if ((n = caps_xattr (fs, req, ip, name, sbuf, sizeof sbuf)) != 0)
     {
+      if (n < 0)
+        r = n;
+      val = sbuf;
+      len = n > 0 ? (size_t) n : 0;
+    }
+  else if (strcmp (name, "user.ossd.scan") == 0)
+    {
+      n = scan_xattr (fs, req, ip, sbuf, sizeof sbuf);
       if (n < 0)
         r = n;
       val = sbuf;

@@ -147,6 +147,12 @@ case $cap1 in "ossdcap1 pid=1 oid=$oid_mine rights=0x13 "*) tap_ok "the owner ge
 [ "$cap1" != "$cap0" ] && tap_ok "drive 1's capability differs from drive 0's (its own key)" || tap_not_ok "drive 1's capability differs from drive 0's"
 nokey () { OSSD_KEY_FILE=/nonexistent "$ctl" "$@"; }
 ok_if "drive 1 takes its own capability" nokey --device "${array_dev[1]}" --cap "$cap1" stat "1:$oid_mine"
+scan=$(runuser -u nobody -- getfattr --absolute-names --only-values -n user.ossd.scan "$mnt/mine" 2>&1)
+ncaps=$(echo "$scan" | grep -c "^cap\(\.[0-9]*\)\? ossdcap1 pid=1 oid=$oid_mine rights=0x13 ")
+[ "$ncaps" = "${#array_dev[@]}" ] && tap_ok "user.ossd.scan carries the owner's capability for each of the ${#array_dev[@]} drives" \
+  || tap_not_ok "user.ossd.scan carries the owner's capability for each of the ${#array_dev[@]} drives" "$scan"
+ok_if "drive 1 takes the cap.1 line of user.ossd.scan" \
+  nokey --device "${array_dev[1]}" --cap "$(echo "$scan" | sed -n 's/^cap\.1 //p')" stat "1:$oid_mine"
 out=$(nokey --device "${array_dev[1]}" --cap "$cap0" stat "1:$oid_mine" 2>&1)
 case $out in *"permission denied"*|*"MAC"*) tap_ok "drive 1 refuses drive 0's capability" ;; *) tap_not_ok "drive 1 refuses drive 0's capability" "$out" ;; esac
 ok_if "chmod revokes on every drive" chmod 640 "$mnt/mine"

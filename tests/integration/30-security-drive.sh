@@ -5,8 +5,9 @@
 # are refused with a permission error and the drive is unchanged; a user
 # outside the group cannot reach the socket; forged and revoked
 # capabilities are refused; through ossdfs a user gets a capability for a
-# file only as its owner and mode allow (getxattr user.ossd.cap), and a
-# kernel capability only in --kernel-group.
+# file only as its owner and mode allow (getxattr user.ossd.cap and the
+# cap line of user.ossd.scan), and a kernel capability only in
+# --kernel-group.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/harness/tap.sh"
@@ -97,6 +98,26 @@ case $cap_pub in *" rights=0x11 "*) tap_ok "others get read+scan, not write, for
 oid_mine=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/mine")
 oid_root=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/rootfile")
 oid_pub=$(getfattr --absolute-names --only-values -n user.ossd.oid "$mnt/public")
+# user.ossd.scan: what a scan start reads, in one round trip, with the
+# same capability the caller's permissions give.
+scan_pub=$(as_nobody getfattr --absolute-names --only-values -n user.ossd.scan "$mnt/public" 2>&1)
+want="oid $oid_pub
+pid 1
+device $(getfattr --absolute-names --only-values -n user.ossd.device "$mnt/public")
+layout $(getfattr --absolute-names --only-values -n user.ossd.layout "$mnt/public")"
+[ "$(echo "$scan_pub" | head -4)" = "$want" ] \
+  && tap_ok "user.ossd.scan gives the file's oid, pid, device and layout" \
+  || tap_not_ok "user.ossd.scan gives the file's oid, pid, device and layout" "$scan_pub / want $want"
+scan_cap=$(echo "$scan_pub" | sed -n 's/^cap //p')
+case $scan_cap in "ossdcap1 pid=1 oid=$oid_pub rights=0x11 "*) tap_ok "and others' read+scan capability for the 0644 file" ;;
+  *) tap_not_ok "and others' read+scan capability for the 0644 file" "$scan_pub" ;; esac
+out=$(as_nobody "$uctl" --cap "$scan_cap" get "1:$oid_pub" - 2>&1)
+[ "$out" = "everyone reads" ] && tap_ok "that capability reads the object from the drive" \
+  || tap_not_ok "that capability reads the object from the drive" "$out"
+refused "nobody gets no user.ossd.scan of a 0600 root file (read permission, as for user.ossd.cap)" \
+  "Permission denied" as_nobody getfattr --absolute-names --only-values -n user.ossd.scan "$mnt/rootfile"
+refused "user.ossd.scan of a directory: no such attribute" "No such attribute" \
+  getfattr --absolute-names --only-values -n user.ossd.scan "$mnt"
 out=$(as_nobody "$uctl" --cap "$cap_mine" get "1:$oid_mine" - 2>&1)
 [ "$out" = "nobody's" ] && tap_ok "nobody reads its own file's object from the drive with that capability" \
   || tap_not_ok "nobody reads its own file's object from the drive with that capability" "$out"
