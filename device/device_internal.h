@@ -73,9 +73,14 @@ struct ossd_slot
    * not queued, only noted (device_slots.c). */
   uint64_t ack_sequence;
   bool ack_armed, ack_ok;
-  /* A streaming command (SCAN) runs on its own thread. */
-  bool stream_running;
+  /* A streaming command (SCAN) runs on the slot's stream thread, started
+   * at the slot's first and kept for the next (device_slot_run_stream). */
+  bool stream_running;         /* a job posted or running */
+  bool stream_thread_alive, stream_exit;
   pthread_t stream_thread;
+  pthread_cond_t stream_cv;    /* a job posted, a job done, or exit */
+  void (*stream_fn) (void *);
+  void *stream_arg;
   atomic_bool cancel;
   /* The last capability whose MAC checked out on this slot: a client
    * sends the same one again and again, so its HMAC is computed once
@@ -348,6 +353,9 @@ void device_slot_respond (struct ossd_slot *s, uint64_t sequence,
                           const Ossd__Response *resp, bool stream_more);
 void device_slot_respond_error (struct ossd_slot *s, uint64_t sequence,
                                 Ossd__Status status, const char *reason);
+/* Run fn(arg) on the slot's stream thread (started on first use); 0 or
+ * a negative errno.  A new request stops it through s->cancel. */
+int device_slot_run_stream (struct ossd_slot *s, void (*fn) (void *), void *arg);
 /* Queue a deferred READ answer of len serialized bytes. */
 void device_slot_enqueue_read (struct ossd_slot *s, uint64_t sequence,
                                const struct deferred_read *dr, size_t len);

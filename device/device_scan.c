@@ -1,7 +1,7 @@
 /* device_scan.c - SCAN: an offloaded scan of heap pages stored in
  * objects.  The request is checked and translated into the runtime's
  * struct ossd_scan_request, kernels are loaded and verified (or taken
- * from the deployed ones), and the scan runs on the slot's own thread,
+ * from the deployed ones), and the scan runs on the slot's stream thread,
  * streaming one Response{scan: ScanChunk} per result chunk; the last one
  * has last = true.  A new request on the slot (or Cancel) stops it. */
 #include <errno.h>
@@ -838,7 +838,7 @@ scan_translate (struct scan_job *j)
   return 0;
 }
 
-static void *
+static void
 scan_thread (void *arg)
 {
   struct scan_job *j = arg;
@@ -858,7 +858,6 @@ scan_thread (void *arg)
                                  reason);
     }
   scan_job_free (j);
-  return NULL;
 }
 
 void
@@ -903,11 +902,7 @@ device_scan_start (ossd_device_t *dev, struct ossd_slot *s, uint64_t seq,
       return;
     }
   atomic_fetch_add (&dev->ctr.scans, 1);
-  pthread_mutex_lock (&s->lock);
-  atomic_store (&s->cancel, false);
-  e = pthread_create (&s->stream_thread, NULL, scan_thread, j);
-  s->stream_running = e == 0;
-  pthread_mutex_unlock (&s->lock);
+  e = device_slot_run_stream (s, scan_thread, j);
   if (e != 0)
     {
       device_slot_respond_error (s, seq, OSSD__STATUS__ERR_IO, "SCAN: cannot start a scan thread");

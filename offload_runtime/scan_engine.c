@@ -31,6 +31,10 @@
 #include "ossd_jit.h"
 
 #define OSSD_SCAN_BATCH 32          /* blocks per work item */
+/* A worker thread is started only for this many work items (128 blocks,
+ * 1 MiB): a thread costs ~50 us to start and join, what a worker takes to
+ * scan ~12 blocks, so a small scan runs faster on fewer threads. */
+#define OSSD_SCAN_ITEMS_PER_WORKER 4
 #define OSSD_SCAN_MAX_HOST_BLOCKS 256 /* per chunk */
 #define OSSD_NUMERIC_IMG_MAX OSSD_NUMERIC_PG_MAXLEN
 
@@ -1336,8 +1340,9 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
       goto out;
     }
   choose_bind (&sc);
-  if (nw > sc.nwork)
-    nw = sc.nwork ? (uint32_t) sc.nwork : 1;
+  if (nw > (sc.nwork + OSSD_SCAN_ITEMS_PER_WORKER - 1) / OSSD_SCAN_ITEMS_PER_WORKER)
+    nw = sc.nwork ? (uint32_t) ((sc.nwork + OSSD_SCAN_ITEMS_PER_WORKER - 1)
+                                / OSSD_SCAN_ITEMS_PER_WORKER) : 1;
   ws = calloc (nw, sizeof *ws);
   if (!ws)
     {
@@ -1363,22 +1368,20 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
           goto out;
         }
     }
-  if (nw == 1)
-    {
-      worker_main (&ws[0]);
-      started = 0;
-    }
-  else
-    {
-      for (started = 0; started < nw; started++)
-        if (pthread_create (&ws[started].tid, NULL, worker_main, &ws[started]) != 0)
-          {
-            set_error (&sc, -EAGAIN, "scan: cannot start worker thread %u", started);
-            break;
-          }
-      for (uint32_t i = 0; i < started; i++)
-        pthread_join (ws[i].tid, NULL);
-    }
+  /* The calling thread is worker 0, one thread fewer to start, unless
+   * the workers run niced: the caller (a drive slot's stream thread, kept
+   * for its next scans) could not always take its nice value back. */
+  uint32_t first = req->worker_nice > 0 ? 0 : 1;
+  for (started = first; started < nw; started++)
+    if (pthread_create (&ws[started].tid, NULL, worker_main, &ws[started]) != 0)
+      {
+        set_error (&sc, -EAGAIN, "scan: cannot start worker thread %u", started);
+        break;
+      }
+  if (first == 1)
+    worker_main (&ws[0]);
+  for (uint32_t i = first; i < started; i++)
+    pthread_join (ws[i].tid, NULL);
   for (uint32_t i = 0; i < nw; i++)
     add_counters (&tot, &ws[i].cnt);
   rc = sc.error;
