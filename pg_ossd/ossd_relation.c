@@ -105,15 +105,15 @@ ossd_interrupts_after_wait(int status)
 static List *connections = NIL;
 static bool exit_hook_set = false;
 
-/* Release our channel slots at backend exit (the drive would reclaim them
- * when the connection closes anyway). */
+/* Close our connections at backend exit: the drive frees their slots as
+ * they close, and a parallel query waits for its workers' exit. */
 static void
 close_all_connections(int code, Datum arg)
 {
 	ListCell   *lc;
 
 	foreach(lc, connections)
-		ossd_disconnect(((OssdConn *) lfirst(lc))->o);
+		ossd_disconnect_at_exit(((OssdConn *) lfirst(lc))->o);
 	connections = NIL;
 }
 
@@ -283,9 +283,11 @@ parse_scan_xattr(char *text, OssdSegment *seg)
  * What a scan of segment `segno` of the relation's main fork needs: its
  * object, size, layout and (from ossdfs' user.ossd.scan, one FUSE round
  * trip) the capabilities ossdfs grants this backend for it.  An ossdfs
- * without user.ossd.scan is asked name by name, and then the capabilities
- * are fetched at stream start (seg->caps_known false).  Returns false when
- * the segment file does not exist or has no ossd attributes.
+ * without user.ossd.scan (or an array whose attribute would not fit in
+ * OSSD_SCAN_XATTR_MAX bytes) is asked name by name, and then the
+ * capabilities are fetched at stream start (seg->caps_known false).
+ * Returns false when the segment file does not exist or has no ossd
+ * attributes.
  */
 bool
 ossd_segment_lookup(Relation rel, int segno, OssdSegment *seg)
@@ -306,11 +308,16 @@ ossd_segment_lookup(Relation rel, int segno, OssdSegment *seg)
 	n = getxattr(path, "user.ossd.scan", text, OSSD_SCAN_XATTR_MAX);
 	if (n >= 0)
 	{
+		bool		ok;
+
 		text[n] = '\0';
-		return parse_scan_xattr(text, seg);
+		ok = parse_scan_xattr(text, seg);
+		pfree(text);			/* a rescan looks it up again */
+		return ok;
 	}
 	pfree(text);
-	if (errno != ENODATA && errno != ENOTSUP)
+	/* an older ossdfs, or an array too wide for one attribute */
+	if (errno != ENODATA && errno != ENOTSUP && errno != ERANGE && errno != E2BIG)
 		return false;
 
 	if (!read_xattr(path, "user.ossd.oid", buf, sizeof(buf)))

@@ -95,6 +95,11 @@ int ossd_connect_unreachable (const char *uri, const char *why, ossd_t **out);
 uint64_t ossd_mono_ns (void);
 /* Release slots and close. Safe on NULL. */
 void ossd_disconnect (ossd_t *o);
+/* Close for a process on its way out: where the drive frees a
+ * connection's slots when it closes (nbd:), without the Release round
+ * trips and without waiting for a polite NBD disconnect; elsewhere as
+ * ossd_disconnect.  Safe on NULL. */
+void ossd_disconnect_at_exit (ossd_t *o);
 
 const struct ossd_control *ossd_control_block (ossd_t *o);
 const char *ossd_uri (ossd_t *o);

@@ -80,6 +80,8 @@ struct ossd_transport
   uint64_t size_bytes;         /* whole device, reserved area included */
   uint32_t max_transfer;       /* largest single READ/WRITE in bytes */
   bool knows_connections;      /* drive frees slots on disconnect */
+  bool close_at_once;          /* close without a polite disconnect
+                                  (ossd_disconnect_at_exit) */
   void *priv;                  /* transport state */
   /* Set by the client from ossd_connect_opts after open. */
   uint64_t spin_ns;            /* poll a reply this long before sleeping */

@@ -362,8 +362,9 @@ nbd_t_close (struct ossd_transport *t)
       if (c->h)
         {
           /* A polite disconnect only on a live connection: a stalled
-           * drive would hold it.  nbd_close itself never waits. */
-          if (!c->dropped && nbd_aio_is_ready (c->h) > 0)
+           * drive would hold it, and a process on its way out does not
+           * wait for it.  nbd_close itself never waits. */
+          if (!c->dropped && !t->close_at_once && nbd_aio_is_ready (c->h) > 0)
             nbd_shutdown (c->h, LIBNBD_SHUTDOWN_ABANDON_PENDING);
           nbd_close (c->h);
         }
