@@ -1340,9 +1340,9 @@ ossd_scan_run (const struct ossd_scan_request *req, struct ossd_scan_counters *t
       goto out;
     }
   choose_bind (&sc);
-  if (nw > (sc.nwork + OSSD_SCAN_ITEMS_PER_WORKER - 1) / OSSD_SCAN_ITEMS_PER_WORKER)
-    nw = sc.nwork ? (uint32_t) ((sc.nwork + OSSD_SCAN_ITEMS_PER_WORKER - 1)
-                                / OSSD_SCAN_ITEMS_PER_WORKER) : 1;
+  size_t most = (sc.nwork + OSSD_SCAN_ITEMS_PER_WORKER - 1) / OSSD_SCAN_ITEMS_PER_WORKER;
+  if (nw > most)
+    nw = most ? (uint32_t) most : 1;
   ws = calloc (nw, sizeof *ws);
   if (!ws)
     {

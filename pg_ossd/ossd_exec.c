@@ -379,11 +379,11 @@ reader_main(void *arg)
 }
 
 /*
- * Start the reader threads of streams readers[from..nreaders).  Signals
- * stay with the backend's own thread.
+ * Start the reader thread of every stream.  Signals stay with the
+ * backend's own thread.
  */
 static void
-start_reader_threads(OssdStreamCtx *s, int from)
+start_reader_threads(OssdStreamCtx *s)
 {
 	sigset_t	all,
 				old;
@@ -391,7 +391,7 @@ start_reader_threads(OssdStreamCtx *s, int from)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = from; i < s->nreaders; i++)
+	for (i = 0; i < s->nreaders; i++)
 	{
 		OssdStreamReader *rd = &s->readers[i];
 
@@ -431,7 +431,7 @@ read_chunk_inline(OssdStreamCtx *s)
 	else if (s->bytes >= OSSD_INLINE_READ_BYTES)
 	{
 		s->read_inline = false;
-		start_reader_threads(s, 0);
+		start_reader_threads(s);
 	}
 }
 
@@ -1171,7 +1171,7 @@ start_drive_scan(OssdScanState *ss, List *segs, TransactionId bound)
 	if (s->nreaders == 1)
 		s->read_inline = true;
 	else
-		start_reader_threads(s, 0);
+		start_reader_threads(s);
 	return true;
 }
 

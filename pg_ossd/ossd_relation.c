@@ -346,14 +346,10 @@ uint64
 ossd_add_capability_from(ossd_t *o, const char *path, const char *name)
 {
 	char		text[OSSD_CAP_TEXT_MAX + 1];
-	struct ossd_cap cap;
-	ossd_error	err;
 
-	if (!read_xattr(path, name, text, sizeof(text)) ||
-		ossd_cap_parse(text, &cap) < 0 ||
-		ossd_add_capability(o, &cap, &err) < 0)
+	if (!read_xattr(path, name, text, sizeof(text)))
 		return 0;
-	return cap.expiry_ns;
+	return ossd_add_capability_text_quietly(o, text);
 }
 
 /*
@@ -410,15 +406,20 @@ ossd_segment_capability(Relation rel, int segno, ossd_t *o)
 }
 
 /*
- * Add capability text (a "cap" line of user.ossd.scan) to o; false when it
+ * Add capability text (an attribute's value, a "cap" line of
+ * user.ossd.scan) to o; returns its expiry, or 0 when there is none, it
  * does not parse or has expired (the drive will then say what is missing).
  */
-bool
+uint64
 ossd_add_capability_text_quietly(ossd_t *o, const char *text)
 {
+	struct ossd_cap cap;
 	ossd_error	err;
 
-	return text != NULL && ossd_add_capability_text(o, text, &err) == 0;
+	if (text == NULL || ossd_cap_parse(text, &cap) < 0 ||
+		ossd_add_capability(o, &cap, &err) < 0)
+		return 0;
+	return cap.expiry_ns;
 }
 
 /*

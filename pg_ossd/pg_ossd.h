@@ -88,7 +88,7 @@ typedef struct OssdSegment
 } OssdSegment;
 extern void ossd_segment_path(Relation rel, int segno, char *path, size_t cap);
 extern bool ossd_segment_lookup(Relation rel, int segno, OssdSegment *seg);
-extern bool ossd_add_capability_text_quietly(struct ossd *o, const char *text);
+extern uint64 ossd_add_capability_text_quietly(struct ossd *o, const char *text);
 extern struct ossd *ossd_get_connection(const char *uri);
 extern struct ossd *ossd_try_connection(const char *uri, bool *busy);
 extern void ossd_segment_capability(Relation rel, int segno, struct ossd *o);

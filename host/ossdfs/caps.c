@@ -76,6 +76,21 @@ file_rights (fuse_req_t req, const struct inode *ip)
   return r;
 }
 
+/* Give c (pid, oid, rights and version set) its expiry and drive d's MAC,
+ * and format it into buf.  Returns its length, or a negative errno. */
+static int
+caps_mint_text (struct fs *fs, uint32_t d, struct ossd_cap *c, char *buf,
+                size_t cap)
+{
+  int n;
+
+  c->expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
+  if (ossd_mint_capability (fs->drive[d].o, c, NULL) < 0)
+    return -EACCES;            /* mounted without the key, or drive lost */
+  n = ossd_cap_format (c, buf, cap);
+  return n < 0 ? -ERANGE : n;
+}
+
 /* A capability for ip's object on drive d with the given rights, in text
  * form, into buf.  Returns its length, or a negative errno. */
 static int
@@ -83,17 +98,12 @@ caps_format_file (struct fs *fs, struct inode *ip, uint32_t d, uint32_t rights,
                   char *buf, size_t cap)
 {
   struct ossd_cap c = { 0 };
-  int n;
 
   c.pid = fs->pid;
   c.rights = rights;
   c.oid = ip->oid;
   c.version = ip->cap_version;
-  c.expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
-  if (ossd_mint_capability (fs->drive[d].o, &c, NULL) < 0)
-    return -EACCES;            /* mounted without the key, or drive lost */
-  n = ossd_cap_format (&c, buf, cap);
-  return n < 0 ? -ERANGE : n;
+  return caps_mint_text (fs, d, &c, buf, cap);
 }
 
 int
@@ -102,8 +112,6 @@ caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
 {
   struct ossd_cap c = { 0 };
   bool kernel;
-  int n;
-
   uint32_t d = 0;
   const char *base;
 
@@ -137,11 +145,7 @@ caps_xattr (struct fs *fs, fuse_req_t req, struct inode *ip,
     return -EACCES;
   c.pid = fs->pid;
   c.rights = OSSD_RIGHT_KERNEL;
-  c.expiry_ns = ossd_realtime_ns () + fs->cap_ttl_ns;
-  if (ossd_mint_capability (fs->drive[d].o, &c, NULL) < 0)
-    return -EACCES;            /* mounted without the key */
-  n = ossd_cap_format (&c, buf, cap);
-  return n < 0 ? -ERANGE : n;
+  return caps_mint_text (fs, d, &c, buf, cap);
 }
 
 int
